@@ -1,0 +1,87 @@
+#include "cli/cli.h"
+
+#include <iostream>
+
+#include "common/file_io.h"
+#include "common/text.h"
+#include "models/block_string.h"
+#include "models/graph_json.h"
+
+namespace dcnas::cli {
+
+bool Parse(const Args& args, const std::string& usage, const std::string& description,
+           po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm) {
+  options.add_options()("help,h", "show this help and exit");
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    if (vm.count("help") > 0) {
+      std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << options << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (usage: " + usage + "; --help for details)");
+  }
+  return true;
+}
+
+Format ParseFormat(const std::string& text) {
+  if (text == "text") return Format::kText;
+  if (text == "json") return Format::kJson;
+  if (text == "csv") return Format::kCsv;
+  throw UsageError("unknown --format '" + text + "' (valid: text, json, csv)");
+}
+
+void Emit(const std::string& content, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << content;
+    std::cout.flush();
+  } else {
+    WriteFileAtomic(path, content);
+  }
+}
+
+void ModelSelection::AddOptions(po::options_description& options, int default_batch,
+                                const std::string& default_dtype) {
+  batch = default_batch;
+  dtype = default_dtype;
+  options.add_options()
+      ("graph", po::value(&graph_path), "read the layer graph from a JSON file (see models/README.md)")
+      ("blocks", po::value(&blocks)->multitoken(),
+       "build an EfficientNet-style network from block strings, e.g. r1_k3_s11_e1_i32_o16_se0.25")
+      ("width", po::value(&width)->default_value(1.0), "width coefficient for --blocks")
+      ("depth", po::value(&depth)->default_value(1.0), "depth coefficient for --blocks")
+      ("resolution", po::value(&resolution)->default_value(0),
+       "input resolution in pixels (0: the model's native one)")
+      ("batch", po::value(&batch)->default_value(default_batch), "batch size")
+      ("dtype", po::value(&dtype)->default_value(default_dtype), "tensor dtype: fp32, fp16, bf16, int8")
+      ("num-classes", po::value(&num_classes)->default_value(1000), "classifier outputs");
+}
+
+models::BuildOptions ModelSelection::BuildOptions() const {
+  models::BuildOptions o;
+  o.resolution = resolution;
+  o.batch = batch;
+  o.dtype = models::ParseDType(dtype);
+  o.num_classes = num_classes;
+  return o;
+}
+
+models::Graph ModelSelection::Load(const std::string& model) const {
+  const int sources = (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
+  if (sources == 0) throw UsageError("name a model, or give --graph FILE or --blocks STRINGS");
+  if (sources > 1) throw UsageError("give only one of: a model name, --graph, --blocks");
+  if (!graph_path.empty()) return models::ReadGraphFile(graph_path);
+  if (!blocks.empty()) {
+    models::BlockNetworkSpec spec;
+    spec.blocks = blocks;
+    spec.width = width;
+    spec.depth = depth;
+    if (!(width > 0) || !(depth > 0)) throw UsageError("--width and --depth must be positive");
+    return models::BuildBlockNetwork("blocks", spec, BuildOptions());
+  }
+  return models::BuiltinModels().Build(model, BuildOptions());
+}
+
+}  // namespace dcnas::cli

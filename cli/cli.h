@@ -1,0 +1,71 @@
+// Shared plumbing for the `dcnas` subcommands: option parsing with --help, output formats,
+// model selection (zoo name, --graph file or --blocks strings) and writing results.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/errors.h"
+#include "models/graph.h"
+#include "models/registry.h"
+
+namespace dcnas::cli {
+
+namespace po = boost::program_options;
+
+using Args = std::vector<std::string>;
+
+// Bad command-line usage (exit code 2, like any input error).
+class UsageError : public InputError {
+ public:
+  explicit UsageError(const std::string& what) : InputError(what) {}
+};
+
+// Parses `args` against `options` (and positionals). If --help is given, prints
+// "usage: <usage>\n<description>\n<options>" to stdout and returns false.
+bool Parse(const Args& args, const std::string& usage, const std::string& description,
+           po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm);
+
+enum class Format { kText, kJson, kCsv };
+Format ParseFormat(const std::string& text);  // throws UsageError
+
+// Writes `content` to `path` atomically, or to stdout when path is empty or "-".
+void Emit(const std::string& content, const std::string& path);
+
+// How a command chooses the graph it works on: a zoo MODEL name, --graph FILE, or --blocks.
+struct ModelSelection {
+  std::string graph_path;
+  std::vector<std::string> blocks;
+  double width = 1.0;
+  double depth = 1.0;
+  int resolution = 0;
+  int batch = 1;
+  std::string dtype = "fp32";
+  int num_classes = 1000;
+
+  // Adds --graph, --blocks, --width, --depth, --resolution, --batch, --dtype, --num-classes.
+  void AddOptions(po::options_description& options, int default_batch = 1,
+                  const std::string& default_dtype = "fp32");
+  models::BuildOptions BuildOptions() const;
+  // Builds the graph named `model` (zoo), or read from --graph, or from --blocks.
+  models::Graph Load(const std::string& model) const;
+  bool HasSource(const std::string& model) const {
+    return !model.empty() || !graph_path.empty() || !blocks.empty();
+  }
+};
+
+// One `dcnas` subcommand.
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+
+// Subcommands (one file each in cli/).
+int RunModels(const Args& args);
+
+}  // namespace dcnas::cli

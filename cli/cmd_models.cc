@@ -1,0 +1,223 @@
+// dcnas models list | show | export
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+#include "common/table.h"
+#include "models/counts.h"
+#include "models/graph_json.h"
+#include "models/op_kinds.h"
+
+namespace dcnas::cli {
+namespace {
+
+using models::Graph;
+using models::OpCounts;
+
+nlohmann::json CountsJson(const OpCounts& c) {
+  return {{"macs", c.macs},
+          {"flops", c.flops},
+          {"params", c.params},
+          {"bytes_read", c.bytes_read()},
+          {"bytes_read_weights", c.bytes_read_weights},
+          {"bytes_written", c.bytes_written},
+          {"intensity_flop_per_byte", c.intensity_flop_per_byte()}};
+}
+
+std::string InputShapes(const Graph& g, const models::Op& op) {
+  std::string s;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    if (i > 0) s += " ";
+    s += models::ShapeString(g.op(op.inputs[i]).out.shape);
+  }
+  return s;
+}
+
+int List(const Args& args) {
+  po::options_description options("options");
+  std::string format;
+  options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv");
+  po::variables_map vm;
+  if (!Parse(args, "dcnas models list [--format text|json|csv]",
+             "Lists the model zoo: name, family, native resolution and definition source.",
+             options, {}, vm)) {
+    return 0;
+  }
+  const Format f = ParseFormat(format);
+  const auto& registry = models::BuiltinModels();
+  if (f == Format::kJson) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& name : registry.Names()) {
+      const auto& e = registry.Get(name);
+      j.push_back({{"name", e.name}, {"family", e.family},
+                   {"native_resolution_px", e.native_resolution}, {"description", e.description}});
+    }
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
+  Table table({"model", "family", "resolution_px", "description"});
+  for (const auto& name : registry.Names()) {
+    const auto& e = registry.Get(name);
+    table.AddRow({e.name, e.family, std::to_string(e.native_resolution), e.description});
+  }
+  std::cout << (f == Format::kCsv ? table.ToCsv() : table.ToText());
+  return 0;
+}
+
+int Show(const Args& args) {
+  po::options_description options("options");
+  ModelSelection selection;
+  std::string model;
+  std::string format;
+  std::string out;
+  bool per_block = false;
+  options.add_options()
+      ("model", po::value(&model), "zoo model name (`dcnas models list`)")
+      ("format", po::value(&format)->default_value("text"), "text, json or csv")
+      ("per-block", po::bool_switch(&per_block), "text/csv: one row per block instead of per op")
+      ("out", po::value(&out), "write to this file instead of stdout");
+  selection.AddOptions(options);
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas models show MODEL|--graph g.json|--blocks S... [--resolution R] [--batch N] "
+             "[--dtype T] [--format text|json|csv] [--per-block]",
+             "Per-layer table of a model: block, op, input and output shapes, MACs, parameters,\n"
+             "bytes read/written and arithmetic intensity (FLOP/byte), with totals. Counting\n"
+             "rules: models/README.md.",
+             options, positional, vm)) {
+    return 0;
+  }
+  const Format f = ParseFormat(format);
+  const Graph g = selection.Load(model);
+  const OpCounts total = models::CountGraph(g);
+  const auto& info = g.info();
+  if (f == Format::kJson) {
+    nlohmann::json j;
+    j["model"] = info.model;
+    j["resolution_px"] = info.resolution;
+    j["batch"] = info.batch;
+    j["dtype"] = std::string(models::DTypeName(info.dtype));
+    j["num_ops"] = g.size();
+    j["totals"] = CountsJson(total);
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const auto& b : models::CountBlocks(g)) {
+      nlohmann::json jb = CountsJson(b.counts);
+      jb["block"] = b.block;
+      jb["stage"] = b.stage;
+      jb["num_ops"] = b.num_ops;
+      blocks.push_back(jb);
+    }
+    j["blocks"] = blocks;
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto& op : g.ops()) {
+      nlohmann::json jl = CountsJson(models::CountOp(g, op));
+      jl["id"] = op.id;
+      jl["name"] = op.name;
+      jl["kind"] = std::string(models::OpKindName(op.kind));
+      jl["detail"] = models::OpDetail(op);
+      jl["block"] = op.block;
+      jl["stage"] = op.stage;
+      nlohmann::json shapes = nlohmann::json::array();
+      for (int in : op.inputs) {
+        const auto& s = g.op(in).out.shape;
+        shapes.push_back({s.n, s.h, s.w, s.c});
+      }
+      jl["input_shapes"] = shapes;
+      const auto& s = op.out.shape;
+      jl["output_shape"] = {s.n, s.h, s.w, s.c};
+      layers.push_back(jl);
+    }
+    j["layers"] = layers;
+    Emit(j.dump(1) + "\n", out);
+    return 0;
+  }
+  std::string text;
+  if (per_block) {
+    Table t({"block", "stage", "ops", "macs", "params", "bytes_read", "bytes_written",
+             "intensity_flop_per_byte"});
+    t.SetRightAligned({false, true, true, true, true, true, true, true});
+    for (const auto& b : models::CountBlocks(g)) {
+      const auto& c = b.counts;
+      t.AddRow({b.block, std::to_string(b.stage), std::to_string(b.num_ops), FormatInt(c.macs),
+                FormatInt(c.params), FormatInt(c.bytes_read()), FormatInt(c.bytes_written),
+                FormatFixed(c.intensity_flop_per_byte(), 2)});
+    }
+    text = f == Format::kCsv ? t.ToCsv() : t.ToText();
+  } else {
+    Table t({"id", "block", "op", "input", "output", "macs", "params", "bytes_read",
+             "bytes_written", "intensity_flop_per_byte"});
+    t.SetRightAligned({true, false, false, false, false, true, true, true, true, true});
+    for (const auto& op : g.ops()) {
+      const OpCounts c = models::CountOp(g, op);
+      t.AddRow({std::to_string(op.id), op.block, models::OpDetail(op), InputShapes(g, op),
+                models::ShapeString(op.out.shape),
+                f == Format::kCsv ? std::to_string(c.macs) : FormatInt(c.macs),
+                f == Format::kCsv ? std::to_string(c.params) : FormatInt(c.params),
+                f == Format::kCsv ? std::to_string(c.bytes_read()) : FormatInt(c.bytes_read()),
+                f == Format::kCsv ? std::to_string(c.bytes_written) : FormatInt(c.bytes_written),
+                FormatFixed(c.intensity_flop_per_byte(), 2)});
+    }
+    text = f == Format::kCsv ? t.ToCsv() : t.ToText();
+  }
+  if (f == Format::kText) {
+    text = info.model + " @ " + std::to_string(info.resolution) + " px, batch " +
+           std::to_string(info.batch) + ", " + std::string(models::DTypeName(info.dtype)) + "\n\n" +
+           text + "\ntotal: " + FormatInt(total.params) + " params, " + FormatInt(total.macs) +
+           " MACs (" + FormatSi(static_cast<double>(total.macs)) + "), " +
+           FormatSi(static_cast<double>(total.flops)) + " FLOPs, " +
+           FormatSi(static_cast<double>(total.bytes_read())) + "B read, " +
+           FormatSi(static_cast<double>(total.bytes_written)) + "B written, intensity " +
+           FormatFixed(total.intensity_flop_per_byte(), 2) + " FLOP/B, " + std::to_string(g.size()) +
+           " ops\n";
+  }
+  Emit(text, out);
+  return 0;
+}
+
+int Export(const Args& args) {
+  po::options_description options("options");
+  ModelSelection selection;
+  std::string model;
+  std::string out;
+  options.add_options()
+      ("model", po::value(&model), "zoo model name (`dcnas models list`)")
+      ("out", po::value(&out)->required(), "output JSON file (written atomically)");
+  selection.AddOptions(options);
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  if (!Parse(args, "dcnas models export MODEL --out g.json [--resolution R] [--batch N] [--dtype T]",
+             "Writes a model's layer graph as JSON (format: models/README.md). The file can be\n"
+             "edited and given back to any command with --graph.",
+             options, positional, vm)) {
+    return 0;
+  }
+  models::WriteGraphFile(selection.Load(model), out);
+  return 0;
+}
+
+}  // namespace
+
+int RunModels(const Args& args) {
+  const std::string usage =
+      "dcnas models list|show|export ...\n\n"
+      "  list     the model zoo\n"
+      "  show     per-layer counts of a model or graph file\n"
+      "  export   write a model's layer graph as JSON\n\n"
+      "`dcnas models <sub> --help` for options.\n";
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << "usage: " << usage;
+    if (args.empty()) throw UsageError("dcnas models: missing subcommand (list, show, export)");
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  if (args[0] == "list") return List(rest);
+  if (args[0] == "show") return Show(rest);
+  if (args[0] == "export") return Export(rest);
+  throw UsageError("dcnas models: unknown subcommand '" + args[0] + "' (valid: list, show, export)");
+}
+
+}  // namespace dcnas::cli

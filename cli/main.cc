@@ -1,0 +1,66 @@
+// dcnas: the command-line entry point. Each subcommand lives in its own cli/cmd_*.cc file; this
+// file dispatches and turns exceptions into exit codes (0 ok, 2 bad usage or input, 1 other).
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "common/text.h"
+
+namespace {
+
+using dcnas::cli::Command;
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> commands = {
+      {"models", "list the model zoo, show per-layer counts, export graphs as JSON",
+       dcnas::cli::RunModels},
+  };
+  return commands;
+}
+
+void PrintUsage(std::ostream& out) {
+  out << "dcnas " << DCNAS_VERSION
+      << ": fast model families for datacenter accelerators\n\n"
+         "usage: dcnas <command> [options]   (dcnas <command> --help for details)\n\ncommands:\n";
+  for (const auto& c : Commands()) {
+    out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary
+        << "\n";
+  }
+  out << "\nexit codes: 0 success, 2 bad usage or input, 1 other failure\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    PrintUsage(std::cerr);
+    return 2;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    PrintUsage(std::cout);
+    return 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "dcnas " << DCNAS_VERSION << "\n";
+    return 0;
+  }
+  try {
+    for (const auto& c : Commands()) {
+      if (args[0] == c.name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+    }
+    std::vector<std::string> names;
+    for (const auto& c : Commands()) names.emplace_back(c.name);
+    std::cerr << "dcnas: unknown command '" << args[0] << "'" << dcnas::DidYouMean(args[0], names)
+              << " (dcnas --help lists them)\n";
+    return 2;
+  } catch (const dcnas::InputError& e) {
+    std::cerr << "dcnas: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "dcnas: failure: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,237 @@
+#include "models/block_string.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "common/errors.h"
+#include "common/text.h"
+#include "models/blocks.h"
+
+namespace dcnas::models {
+namespace {
+
+[[noreturn]] void Bad(const std::string& text, const std::string& why) {
+  throw InputError("block string '" + text + "': " + why);
+}
+
+double ParseNumber(const std::string& text, const std::string& key, const std::string& value) {
+  double result = 0.0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, result);
+  if (ec != std::errc() || ptr != end || !std::isfinite(result)) {
+    Bad(text, "key '" + key + "' has malformed value '" + value + "'");
+  }
+  return result;
+}
+
+int ParseInt(const std::string& text, const std::string& key, const std::string& value) {
+  const double v = ParseNumber(text, key, value);
+  if (v != std::floor(v) || v < 0 || v > 1e6) {
+    Bad(text, "key '" + key + "' needs a non-negative integer, got '" + value + "'");
+  }
+  return static_cast<int>(v);
+}
+
+std::string FormatNumber(double value) {
+  char buffer[32];
+  const auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  if (ec != std::errc()) throw InternalError("cannot format number");
+  return std::string(buffer, ptr);
+}
+
+}  // namespace
+
+BlockArgs ParseBlockString(const std::string& text) {
+  if (text.empty()) Bad(text, "empty");
+  std::map<std::string, std::string> options;
+  bool noskip = false;
+  for (const std::string& token : Split(text, '_')) {
+    if (token.empty()) Bad(text, "empty token (doubled or trailing '_')");
+    if (token == "noskip") {
+      noskip = true;
+      continue;
+    }
+    const size_t digit = token.find_first_of("0123456789");
+    if (digit == std::string::npos || digit == 0) {
+      Bad(text, "token '" + token + "' is not <key><value>");
+    }
+    std::string key = token.substr(0, digit);
+    if (options.count(key) > 0) Bad(text, "key '" + key + "' given twice");
+    options[key] = token.substr(digit);
+  }
+  static const std::vector<std::string> kKeys = {"r", "k", "s", "e", "i", "o", "se",
+                                                 "f", "d", "a", "c", "noskip"};
+  for (const auto& [key, value] : options) {
+    if (key == "cc") Bad(text, "CondConv blocks (cc) are not supported");
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      Bad(text, "unknown key '" + key + "'" + DidYouMean(key, kKeys));
+    }
+  }
+  for (const char* required : {"r", "k", "s", "e", "i", "o"}) {
+    if (options.count(required) == 0) Bad(text, std::string("missing key '") + required + "'");
+  }
+  BlockArgs a;
+  a.num_repeat = ParseInt(text, "r", options["r"]);
+  a.kernel = ParseInt(text, "k", options["k"]);
+  const std::string& s = options["s"];
+  if (s.size() != 2 || s[0] < '1' || s[0] > '9' || s[0] != s[1]) {
+    Bad(text, "strides 's" + s + "' must be two equal non-zero digits (s11, s22)");
+  }
+  a.stride = s[0] - '0';
+  a.expand_ratio = ParseNumber(text, "e", options["e"]);
+  a.input_filters = ParseInt(text, "i", options["i"]);
+  a.output_filters = ParseInt(text, "o", options["o"]);
+  if (options.count("se") > 0) {
+    const double se = ParseNumber(text, "se", options["se"]);
+    if (se > 0 && se <= 1) a.se_ratio = se;
+  }
+  if (options.count("f") > 0) a.fused = ParseInt(text, "f", options["f"]) != 0;
+  if (options.count("d") > 0) {
+    a.space2depth = ParseInt(text, "d", options["d"]);
+    if (a.space2depth > 2) Bad(text, "space2depth 'd' must be 0, 1 or 2");
+  }
+  if (options.count("a") > 0) {
+    a.activation = ParseInt(text, "a", options["a"]) == 0 ? Activation::kRelu : Activation::kSwish;
+  }
+  if (options.count("c") > 0) {
+    a.conv_type = ParseInt(text, "c", options["c"]);
+    if (a.conv_type > 1) Bad(text, "conv type 'c' must be 0 or 1");
+  }
+  a.id_skip = !noskip;
+  if (a.num_repeat < 1) Bad(text, "repeats 'r' must be at least 1");
+  if (a.kernel < 1) Bad(text, "kernel 'k' must be at least 1");
+  if (a.expand_ratio <= 0) Bad(text, "expansion 'e' must be positive");
+  if (a.input_filters < 1 || a.output_filters < 1) Bad(text, "filters 'i' and 'o' must be >= 1");
+  return a;
+}
+
+std::string EncodeBlockString(const BlockArgs& a) {
+  std::string s = "r" + std::to_string(a.num_repeat) + "_k" + std::to_string(a.kernel) + "_s" +
+                  std::to_string(a.stride) + std::to_string(a.stride) + "_e" +
+                  FormatNumber(a.expand_ratio) + "_i" + std::to_string(a.input_filters) + "_o" +
+                  std::to_string(a.output_filters);
+  if (a.se_ratio) s += "_se" + FormatNumber(*a.se_ratio);
+  if (a.fused) s += "_f1";
+  if (a.space2depth != 0) s += "_d" + std::to_string(a.space2depth);
+  if (a.activation) {
+    if (*a.activation == Activation::kRelu) {
+      s += "_a0";
+    } else if (*a.activation == Activation::kSwish) {
+      s += "_a1";
+    } else {
+      throw InputError("block activation " + std::string(ActivationName(*a.activation)) +
+                       " has no block-string encoding (a0 relu, a1 swish)");
+    }
+  }
+  if (a.conv_type != 0) s += "_c" + std::to_string(a.conv_type);
+  if (!a.id_skip) s += "_noskip";
+  return s;
+}
+
+int64_t RoundFilters(int64_t filters, double width, int divisor) {
+  const double scaled = static_cast<double>(filters) * width;
+  const int64_t rounded = std::max<int64_t>(
+      divisor, static_cast<int64_t>(scaled + divisor / 2.0) / divisor * divisor);
+  return static_cast<double>(rounded) < 0.9 * scaled ? rounded + divisor : rounded;
+}
+
+int RoundRepeats(int repeats, double depth) {
+  return static_cast<int>(std::ceil(depth * static_cast<double>(repeats)));
+}
+
+int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& a, double se_coefficient,
+                      Activation default_activation) {
+  const Activation act = a.activation.value_or(default_activation);
+  const int input = x;
+  const auto filters = static_cast<int64_t>(static_cast<double>(a.input_filters) * a.expand_ratio);
+  GraphBuilder::ConvOptions strided;
+  strided.stride = a.stride;
+  if (a.space2depth == 1) x = LearnedSpaceToDepth(b, x, a.input_filters, act);
+  if (a.conv_type == 1) {
+    if (a.expand_ratio != 1.0) x = b.ConvBnAct(x, filters, 3, strided, act);
+  } else {
+    if (a.fused) {
+      x = b.ConvBnAct(x, filters, a.kernel, strided, act);
+    } else {
+      if (a.expand_ratio != 1.0) x = b.ConvBnAct(x, filters, 1, {}, act);
+      x = b.Act(b.BatchNorm(b.DepthwiseConv(x, a.kernel, a.stride)), act);
+    }
+    if (a.se_ratio) {
+      int64_t reduced = std::max<int64_t>(
+          1, static_cast<int64_t>(static_cast<double>(a.input_filters) * *a.se_ratio *
+                                  se_coefficient));
+      if (a.space2depth == 1) reduced = std::max<int64_t>(1, reduced / 4);
+      x = SqueezeExcite(b, x, reduced, act);
+    }
+  }
+  x = b.ConvBn(x, a.output_filters, 1, {});
+  if (a.id_skip && a.stride == 1 && b.type(input) == b.type(x)) x = b.Add(x, input);
+  return x;
+}
+
+Graph BuildBlockNetwork(const std::string& model, const BlockNetworkSpec& spec,
+                        const BuildOptions& options) {
+  BuildOptions resolved = options;
+  if (resolved.resolution == 0) resolved.resolution = spec.resolution;
+  const double width = spec.width * options.width_scale;
+  GraphBuilder b(model, resolved);
+  int x = b.Input(resolved.resolution, resolved.resolution, resolved.in_channels);
+  GraphBuilder::ConvOptions stride2;
+  stride2.stride = 2;
+  b.SetScope("stem", 0);
+  x = b.ConvBnAct(x, RoundFilters(spec.stem_filters, width, spec.depth_divisor), 3, stride2,
+                  spec.default_activation);
+  int block_index = 0;
+  int stage = 0;
+  for (const std::string& text : spec.blocks) {
+    ++stage;
+    BlockArgs a = ParseBlockString(text);
+    const int64_t in_f = RoundFilters(a.input_filters, width, spec.depth_divisor);
+    const int64_t out_f = RoundFilters(a.output_filters, width, spec.depth_divisor);
+    const int kernel = a.kernel;
+    const int factor = a.space2depth > 0 ? 4 / (a.stride * a.stride) : 1;
+    if (a.space2depth > 0 && factor < 1) {
+      Bad(text, "space-to-depth needs stride 1 or 2");
+    }
+    a.input_filters = in_f * factor;
+    a.output_filters = out_f * factor;
+    const int repeats = RoundRepeats(a.num_repeat, spec.depth);
+    if (factor > 1) a.kernel = (kernel + 1) / 2;
+    auto append = [&](const BlockArgs& args) {
+      b.SetScope("blocks." + std::to_string(block_index++), stage);
+      x = AppendMBConvBlock(b, x, args, spec.se_coefficient, spec.default_activation);
+    };
+    if (a.space2depth == 0) {
+      append(a);
+    } else if (a.stride == 2) {
+      a.stride = 1;
+      append(a);
+      a.space2depth = 0;
+      a.input_filters = in_f;
+      a.output_filters = out_f;
+      a.kernel = kernel;
+    } else if (a.space2depth == 1) {
+      append(a);
+      a.space2depth = 2;
+    } else {
+      append(a);
+    }
+    if (repeats > 1) {
+      a.input_filters = a.output_filters;
+      a.stride = 1;
+    }
+    for (int r = 1; r < repeats; ++r) append(a);
+  }
+  b.SetScope("head", stage + 1);
+  x = b.ConvBnAct(x, RoundFilters(spec.head_filters, width, spec.depth_divisor), 1, {},
+                  spec.default_activation);
+  x = b.GlobalPool(x, PoolMode::kAvg);
+  if (spec.dropout > 0) x = b.Dropout(x, spec.dropout);
+  b.FullyConnected(x, resolved.num_classes, true);
+  return b.Finish();
+}
+
+}  // namespace dcnas::models

@@ -1,0 +1,23 @@
+// JSON I/O of a layer graph, with an exact round trip (write(read(write(g))) == write(g), and
+// read(write(g)) == g). Format: models/README.md, "Graph JSON".
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/graph.h"
+
+namespace dcnas::models {
+
+nlohmann::json GraphToJson(const Graph& graph);
+std::string GraphToJsonString(const Graph& graph);
+
+// Reads and checks a graph. `source` names the file in error messages, which also give the path
+// of the bad field (e.g. "g.json: ops[3].kernel: ..."). Throws InputError.
+Graph GraphFromJson(const nlohmann::json& json, const std::string& source);
+Graph GraphFromJsonString(const std::string& text, const std::string& source);
+Graph ReadGraphFile(const std::string& path);
+void WriteGraphFile(const Graph& graph, const std::string& path);  // atomic
+
+}  // namespace dcnas::models

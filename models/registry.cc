@@ -1,0 +1,96 @@
+#include "models/registry.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.h"
+#include "common/text.h"
+#include "models/zoo/zoo.h"
+
+namespace dcnas::models {
+
+void ModelRegistry::Register(ModelEntry entry) {
+  if (entries_.count(entry.name) > 0) throw InternalError("model registered twice: " + entry.name);
+  order_.push_back(entry.name);
+  std::string name = entry.name;
+  entries_.emplace(std::move(name), std::move(entry));
+}
+
+const ModelEntry& ModelRegistry::Get(const std::string& name) const {
+  const auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    throw InputError("unknown model '" + name + "'" + DidYouMean(name, order_) +
+                     " (`dcnas models list` shows all)");
+  }
+  return it->second;
+}
+
+std::vector<std::string> ModelRegistry::Names() const { return order_; }
+
+std::vector<std::string> ModelRegistry::Families() const {
+  std::vector<std::string> families;
+  for (const auto& name : order_) {
+    const std::string& family = entries_.at(name).family;
+    if (std::find(families.begin(), families.end(), family) == families.end()) {
+      families.push_back(family);
+    }
+  }
+  return families;
+}
+
+std::vector<const ModelEntry*> ModelRegistry::Family(const std::string& family) const {
+  std::vector<const ModelEntry*> members;
+  for (const auto& name : order_) {
+    const ModelEntry& entry = entries_.at(name);
+    if (entry.family == family) members.push_back(&entry);
+  }
+  if (members.empty()) {
+    throw InputError("unknown model family '" + family + "'" + DidYouMean(family, Families()));
+  }
+  return members;
+}
+
+Graph ModelRegistry::Build(const std::string& name, const BuildOptions& options) const {
+  const ModelEntry& entry = Get(name);
+  if (options.resolution < 0 || options.resolution > 8192) {
+    throw InputError("resolution " + std::to_string(options.resolution) +
+                     " out of range (1..8192, or 0 for the model's native " +
+                     std::to_string(entry.native_resolution) + ")");
+  }
+  if (options.batch <= 0 || options.batch > (1 << 20)) {
+    throw InputError("batch " + std::to_string(options.batch) + " out of range (1..1048576)");
+  }
+  if (options.num_classes <= 0) {
+    throw InputError("num_classes must be positive, got " + std::to_string(options.num_classes));
+  }
+  if (options.in_channels <= 0) {
+    throw InputError("in_channels must be positive, got " + std::to_string(options.in_channels));
+  }
+  if (!(options.width_scale > 0.0) || !std::isfinite(options.width_scale)) {
+    throw InputError("width_scale must be a positive number");
+  }
+  if (options.proxy_removed_downsamples < 0 || options.proxy_removed_downsamples > 8) {
+    throw InputError("proxy_removed_downsamples must be in 0..8");
+  }
+  BuildOptions resolved = options;
+  if (resolved.resolution == 0) resolved.resolution = entry.native_resolution;
+  Graph graph = entry.build(resolved);
+  graph.mutable_info().model = name;
+  return graph;
+}
+
+void RegisterBuiltinModels(ModelRegistry& registry) {
+  zoo::RegisterEfficientNets(registry);
+  zoo::RegisterComparisonFamilies(registry);
+}
+
+const ModelRegistry& BuiltinModels() {
+  static const ModelRegistry registry = [] {
+    ModelRegistry r;
+    RegisterBuiltinModels(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace dcnas::models

@@ -1,0 +1,42 @@
+#include "models/tensor.h"
+
+#include <string>
+
+#include "common/errors.h"
+#include "common/text.h"
+
+namespace dcnas::models {
+
+int DTypeBytes(DType dtype) {
+  switch (dtype) {
+    case DType::kFp32: return 4;
+    case DType::kFp16: return 2;
+    case DType::kBf16: return 2;
+    case DType::kInt8: return 1;
+  }
+  throw InternalError("unknown dtype");
+}
+
+std::string_view DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kFp32: return "fp32";
+    case DType::kFp16: return "fp16";
+    case DType::kBf16: return "bf16";
+    case DType::kInt8: return "int8";
+  }
+  throw InternalError("unknown dtype");
+}
+
+DType ParseDType(std::string_view name) {
+  for (DType d : {DType::kFp32, DType::kFp16, DType::kBf16, DType::kInt8}) {
+    if (DTypeName(d) == name) return d;
+  }
+  throw InputError("unknown dtype '" + std::string(name) + "' (valid: fp32, fp16, bf16, int8)");
+}
+
+std::string ShapeString(const Shape& shape) {
+  return std::to_string(shape.n) + "x" + std::to_string(shape.h) + "x" + std::to_string(shape.w) +
+         "x" + std::to_string(shape.c);
+}
+
+}  // namespace dcnas::models

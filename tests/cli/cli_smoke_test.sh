@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Smoke tests of the dcnas CLI on the shipped data: every command runs, outputs parse, and bad
+# input gives exit code 2 with a message naming the problem.
+set -u
+dcnas="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() {  # check NAME EXPECTED_RC COMMAND...
+  local name="$1" expected="$2"
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne "$expected" ]; then
+    echo "FAIL $name: exit $rc, expected $expected"; sed 's/^/  /' "$tmp/err" | head -5
+    fails=$((fails + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+contains() {  # contains NAME FILE PATTERN
+  if grep -q -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; fails=$((fails + 1)); fi
+}
+json_ok() {  # json_ok NAME FILE
+  if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$2" 2>/dev/null; then
+    echo "ok   $1"; else echo "FAIL $1: not JSON"; fails=$((fails + 1)); fi
+}
+
+check "help" 0 "$dcnas" --help
+check "no args" 2 "$dcnas"
+check "unknown command" 2 "$dcnas" modles
+contains "unknown command suggests" "$tmp/err" "models"
+check "models list" 0 "$dcnas" models list
+contains "list has x-tpu-b7" "$tmp/out" "efficientnet-x-tpu-b7"
+check "models list json" 0 "$dcnas" models list --format json
+json_ok "models list json parses" "$tmp/out"
+check "models show" 0 "$dcnas" models show efficientnet-b0
+contains "show total params" "$tmp/out" "5,288,548 params"
+check "models show json" 0 "$dcnas" models show efficientnet-x-b0 --format json --batch 4 --dtype bf16
+json_ok "show json parses" "$tmp/out"
+contains "show json params" "$tmp/out" '"params": 7584104'
+check "models show csv per block" 0 "$dcnas" models show efficientnet-b0 --format csv --per-block
+contains "csv header" "$tmp/out" "block,stage,ops,macs"
+check "models show --help" 0 "$dcnas" models show --help
+contains "help mentions --resolution" "$tmp/out" "--resolution"
+check "unknown model" 2 "$dcnas" models show efficientnet-b9
+contains "unknown model suggests" "$tmp/err" "efficientnet-b"
+check "bad dtype" 2 "$dcnas" models show efficientnet-b0 --dtype fp64
+check "bad batch" 2 "$dcnas" models show efficientnet-b0 --batch 0
+check "export" 0 "$dcnas" models export efficientnet-x-b0 --out "$tmp/g.json"
+json_ok "export parses" "$tmp/g.json"
+check "show --graph" 0 "$dcnas" models show --graph "$tmp/g.json"
+contains "graph params" "$tmp/out" "7,584,104 params"
+check "show --blocks" 0 "$dcnas" models show --blocks r1_k3_s11_e1_i32_o16_se0.25 r2_k3_s22_e6_i16_o24_se0.25 --resolution 64
+check "bad block string" 2 "$dcnas" models show --blocks r1_k3_s2_e1_i32_o16
+echo '{"format": "dcnas-graph", "version": 1, "ops": [{"id": 0, "kind": "input", "shape": [1, 8, 8, 3]}, {"id": 1, "kind": "conv2d", "inputs": [0], "kernel": [3, 3], "out_channels": 0}]}' >"$tmp/bad.json"
+check "bad graph json" 2 "$dcnas" models show --graph "$tmp/bad.json"
+contains "bad graph names field" "$tmp/err" "ops\[1\].out_channels"
+echo -n "" >"$tmp/empty.json"
+check "empty graph file" 2 "$dcnas" models show --graph "$tmp/empty.json"
+check "missing graph file" 2 "$dcnas" models show --graph "$tmp/nonexistent.json"
+check "export needs --out" 2 "$dcnas" models export efficientnet-b0
+
+if [ "$fails" -ne 0 ]; then echo "$fails smoke checks failed"; exit 1; fi
+echo "all smoke checks passed"

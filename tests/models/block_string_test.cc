@@ -1,0 +1,93 @@
+#include "models/block_string.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/errors.h"
+#include "models/counts.h"
+
+namespace dcnas::models {
+
+TEST_CASE("block strings parse every key of the reference grammar", "[block_string]") {
+  const BlockArgs a = ParseBlockString("r2_k3_s22_e6_i16_o24_se0.25_f1_d2_a1");
+  CHECK(a.num_repeat == 2);
+  CHECK(a.kernel == 3);
+  CHECK(a.stride == 2);
+  CHECK(a.expand_ratio == 6.0);
+  CHECK(a.input_filters == 16);
+  CHECK(a.output_filters == 24);
+  REQUIRE(a.se_ratio.has_value());
+  CHECK(*a.se_ratio == 0.25);
+  CHECK(a.fused);
+  CHECK(a.space2depth == 2);
+  CHECK(a.activation == Activation::kSwish);
+  CHECK(a.id_skip);
+  const BlockArgs b = ParseBlockString("r1_k3_s11_e1_i32_o16_a0_c1_noskip");
+  CHECK(b.activation == Activation::kRelu);
+  CHECK(b.conv_type == 1);
+  CHECK_FALSE(b.id_skip);
+  CHECK_FALSE(b.se_ratio.has_value());
+}
+
+TEST_CASE("block strings round-trip through the encoder", "[block_string]") {
+  for (const char* s : {"r1_k3_s11_e1_i32_o16_se0.25_d1_a0", "r2_k5_s22_e6_i24_o40_se0.25_f1_a1",
+                        "r4_k5_s22_e6_i112_o192_se0.25", "r1_k3_s11_e6_i192_o320_noskip"}) {
+    const BlockArgs a = ParseBlockString(s);
+    CHECK(EncodeBlockString(a) == s);
+    CHECK(ParseBlockString(EncodeBlockString(a)) == a);
+  }
+}
+
+TEST_CASE("malformed block strings are rejected with the reason", "[block_string]") {
+  auto message = [](const std::string& s) {
+    try {
+      ParseBlockString(s);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message("r1_k3_s2_e1_i32_o16").find("two equal non-zero digits") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32").find("missing key 'o'") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_zz3").find("unknown key 'zz'") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16__se0.25").find("empty token") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_se0.2.5").find("malformed value") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_cc4").find("CondConv") != std::string::npos);
+}
+
+TEST_CASE("round_filters and round_repeats follow the reference rounding", "[block_string]") {
+  CHECK(RoundFilters(32, 1.0) == 32);
+  CHECK(RoundFilters(32, 1.1) == 32);   // 35.2 -> 32 (>= 90%)
+  CHECK(RoundFilters(40, 1.1) == 48);   // 44 -> 48
+  CHECK(RoundFilters(80, 1.1) == 88);
+  CHECK(RoundFilters(16, 1.2) == 24);   // 19.2 -> 16 < 0.9*19.2? no: 16 < 17.28 -> 24
+  CHECK(RoundFilters(1280, 2.0) == 2560);
+  CHECK(RoundFilters(3, 0.1) == 8);     // never below the divisor
+  CHECK(RoundRepeats(2, 1.1) == 3);
+  CHECK(RoundRepeats(4, 3.1) == 13);
+  CHECK(RoundRepeats(1, 1.0) == 1);
+}
+
+TEST_CASE("MBConv and Fused-MBConv are built from primitive ops", "[block_string]") {
+  BlockNetworkSpec spec;
+  spec.blocks = {"r1_k3_s11_e1_i32_o16_se0.25", "r2_k3_s22_e6_i16_o24_se0.25_f1"};
+  const Graph g = BuildBlockNetwork("tiny", spec, BuildOptions{});
+  int depthwise = 0;
+  int fused_3x3 = 0;
+  int adds = 0;
+  int muls = 0;
+  for (const Op& op : g.ops()) {
+    if (op.kind == OpKind::kConv2d && op.attrs.groups > 1) ++depthwise;
+    if (op.kind == OpKind::kConv2d && op.attrs.groups == 1 && op.attrs.kernel_h == 3 &&
+        op.stage == 2) {
+      ++fused_3x3;
+    }
+    if (op.kind == OpKind::kAdd) ++adds;
+    if (op.kind == OpKind::kMul) ++muls;
+  }
+  CHECK(depthwise == 1);  // only the stage-1 MBConv
+  CHECK(fused_3x3 == 2);  // both repeats of the fused stage
+  CHECK(adds == 1);       // second fused repeat: 24 -> 24, stride 1
+  CHECK(muls == 3);       // one squeeze-excite per block
+}
+
+}  // namespace dcnas::models

@@ -1,0 +1,78 @@
+#include "models/graph_json.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/errors.h"
+#include "models/registry.h"
+
+namespace dcnas::models {
+namespace {
+
+std::string ErrorOf(const std::string& text) {
+  try {
+    GraphFromJsonString(text, "g.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const char* kSmall = R"({
+ "format": "dcnas-graph", "version": 1,
+ "info": {"model": "small", "batch": 2, "dtype": "fp16"},
+ "ops": [
+  {"id": 0, "kind": "input", "shape": [2, 8, 8, 3]},
+  {"id": 1, "kind": "conv2d", "inputs": [0], "kernel": [3, 3], "out_channels": 8},
+  {"id": 2, "kind": "activation", "inputs": [1], "activation": "swish"}
+ ]})";
+
+}  // namespace
+
+TEST_CASE("every zoo graph round-trips exactly through JSON", "[json]") {
+  for (const std::string name : {"efficientnet-b0", "efficientnet-x-b0", "efficientnet-x-gpu-b3"}) {
+    BuildOptions o;
+    o.batch = 2;
+    const Graph g = BuiltinModels().Build(name, o);
+    const std::string text = GraphToJsonString(g);
+    const Graph back = GraphFromJsonString(text, name);
+    CHECK(back == g);
+    CHECK(GraphToJsonString(back) == text);
+  }
+}
+
+TEST_CASE("a hand-written graph reads with defaults", "[json]") {
+  const Graph g = GraphFromJsonString(kSmall, "g.json");
+  REQUIRE(g.size() == 3);
+  CHECK(g.op(0).out.dtype == DType::kFp16);  // input dtype defaults to info.dtype
+  CHECK(g.op(1).out.shape == Shape{2, 6, 6, 8});  // 3x3, no padding
+  CHECK(g.op(1).attrs.padding == Padding{});  // default: explicit zero padding
+}
+
+TEST_CASE("malformed graphs give the path of the bad field", "[json]") {
+  CHECK(ErrorOf("{").find("g.json: malformed JSON") != std::string::npos);
+  CHECK(ErrorOf(R"({"format": "dcnas-graph", "version": 1, "ops": []})").find("ops: expected a non-empty") != std::string::npos);
+  std::string bad_kernel = kSmall;
+  bad_kernel.replace(bad_kernel.find("[3, 3]"), 6, "[3, -1]");
+  CHECK(ErrorOf(bad_kernel).find("ops[1].kernel[1]") != std::string::npos);
+  std::string unknown_key = kSmall;
+  unknown_key.replace(unknown_key.find("\"out_channels\""), 14, "\"outchannels\"");
+  const std::string m = ErrorOf(unknown_key);
+  CHECK(m.find("ops[1].outchannels: unknown key") != std::string::npos);
+  std::string bad_act = kSmall;
+  bad_act.replace(bad_act.find("swish"), 5, "swoosh");
+  CHECK(ErrorOf(bad_act).find("ops[2].activation") != std::string::npos);
+  std::string bad_input = kSmall;
+  bad_input.replace(bad_input.find("\"inputs\": [1]"), 13, "\"inputs\": [7]");
+  CHECK(ErrorOf(bad_input).find("ops[2].inputs[0]") != std::string::npos);
+  std::string mismatch = kSmall;
+  mismatch.replace(mismatch.find("\"out_channels\": 8"), 17, "\"out_channels\": 8, \"output_shape\": [2, 8, 8, 9]");
+  CHECK(ErrorOf(mismatch).find("shape inference gives 2x6x6x8") != std::string::npos);
+  std::string bad_shape = kSmall;
+  bad_shape.replace(bad_shape.find("\"out_channels\": 8"), 17, "\"out_channels\": 8, \"groups\": 2");
+  CHECK(ErrorOf(bad_shape).find("not divisible by groups") != std::string::npos);
+  std::string cycle = kSmall;
+  cycle.replace(cycle.find("\"inputs\": [0]"), 13, "\"inputs\": [2]");
+  CHECK(ErrorOf(cycle).find("cycle") != std::string::npos);
+}
+
+}  // namespace dcnas::models
