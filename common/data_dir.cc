@@ -1,0 +1,53 @@
+#include "common/data_dir.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/errors.h"
+
+namespace dcnas {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path ExecutableDir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+bool IsDataDir(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir / "accelerators", ec) || fs::is_directory(dir / "measurements", ec);
+}
+
+}  // namespace
+
+std::string DataDir() {
+  if (const char* env = std::getenv("DCNAS_DATA_DIR"); env != nullptr && *env != '\0') {
+    if (!fs::is_directory(env)) {
+      throw InputError(std::string("DCNAS_DATA_DIR=") + env + " is not a directory");
+    }
+    return env;
+  }
+#ifdef DCNAS_SOURCE_DATA_DIR
+  if (IsDataDir(DCNAS_SOURCE_DATA_DIR)) return DCNAS_SOURCE_DATA_DIR;
+#endif
+  const fs::path exe_dir = ExecutableDir();
+  for (const fs::path& candidate :
+       {exe_dir / ".." / ".." / "data", exe_dir / ".." / "data", exe_dir / ".." / "share" / "dcnas" / "data"}) {
+    if (IsDataDir(candidate)) return fs::weakly_canonical(candidate).string();
+  }
+  throw InputError("cannot find dcnas's data directory; set DCNAS_DATA_DIR to the data/ folder");
+}
+
+std::string DataPath(const std::string& relative) {
+  const fs::path path = fs::path(DataDir()) / relative;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path.string() + ": not found");
+  return path.string();
+}
+
+}  // namespace dcnas
