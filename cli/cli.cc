@@ -46,17 +46,18 @@ void ModelSelection::AddOptions(po::options_description& options, int default_ba
                                 const std::string& default_dtype) {
   batch = default_batch;
   dtype = default_dtype;
-  options.add_options()
-      ("graph", po::value(&graph_path), "read the layer graph from a JSON file (see models/README.md)")
-      ("blocks", po::value(&blocks)->multitoken(),
-       "build an EfficientNet-style network from block strings, e.g. r1_k3_s11_e1_i32_o16_se0.25")
-      ("width", po::value(&width)->default_value(1.0), "width coefficient for --blocks")
-      ("depth", po::value(&depth)->default_value(1.0), "depth coefficient for --blocks")
-      ("resolution", po::value(&resolution)->default_value(0),
-       "input resolution in pixels (0: the model's native one)")
-      ("batch", po::value(&batch)->default_value(default_batch), "batch size")
-      ("dtype", po::value(&dtype)->default_value(default_dtype), "tensor dtype: fp32, fp16, bf16, int8")
-      ("num-classes", po::value(&num_classes)->default_value(1000), "classifier outputs");
+  options.add_options()("graph", po::value(&graph_path),
+                        "read the layer graph from a JSON file (see models/README.md)")(
+      "blocks", po::value(&blocks)->multitoken(),
+      "build an EfficientNet-style network from block strings, e.g. r1_k3_s11_e1_i32_o16_se0.25")(
+      "width", po::value(&width)->default_value(1.0), "width coefficient for --blocks")(
+      "depth", po::value(&depth)->default_value(1.0), "depth coefficient for --blocks")(
+      "resolution", po::value(&resolution)->default_value(0),
+      "input resolution in pixels (0: the model's native one)")(
+      "batch", po::value(&batch)->default_value(default_batch), "batch size")(
+      "dtype", po::value(&dtype)->default_value(default_dtype),
+      "tensor dtype: fp32, fp16, bf16, int8")(
+      "num-classes", po::value(&num_classes)->default_value(1000), "classifier outputs");
 }
 
 models::BuildOptions ModelSelection::BuildOptions() const {
@@ -69,7 +70,8 @@ models::BuildOptions ModelSelection::BuildOptions() const {
 }
 
 models::Graph ModelSelection::Load(const std::string& model) const {
-  const int sources = (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
+  const int sources =
+      (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
   if (sources == 0) throw UsageError("name a model, or give --graph FILE or --blocks STRINGS");
   if (sources > 1) throw UsageError("give only one of: a model name, --graph, --blocks");
   if (!graph_path.empty()) return models::ReadGraphFile(graph_path);

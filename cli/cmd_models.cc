@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "common/table.h"
+#include "common/text.h"
 #include "models/counts.h"
 #include "models/graph_json.h"
 #include "models/op_kinds.h"
@@ -40,8 +41,8 @@ int List(const Args& args) {
   options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv");
   po::variables_map vm;
   if (!Parse(args, "dcnas models list [--format text|json|csv]",
-             "Lists the model zoo: name, family, native resolution and definition source.",
-             options, {}, vm)) {
+             "Lists the model zoo: name, family, native resolution and definition source.", options,
+             {}, vm)) {
     return 0;
   }
   const Format f = ParseFormat(format);
@@ -50,8 +51,10 @@ int List(const Args& args) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& name : registry.Names()) {
       const auto& e = registry.Get(name);
-      j.push_back({{"name", e.name}, {"family", e.family},
-                   {"native_resolution_px", e.native_resolution}, {"description", e.description}});
+      j.push_back({{"name", e.name},
+                   {"family", e.family},
+                   {"native_resolution_px", e.native_resolution},
+                   {"description", e.description}});
     }
     std::cout << j.dump(1) << "\n";
     return 0;
@@ -72,11 +75,10 @@ int Show(const Args& args) {
   std::string format;
   std::string out;
   bool per_block = false;
-  options.add_options()
-      ("model", po::value(&model), "zoo model name (`dcnas models list`)")
-      ("format", po::value(&format)->default_value("text"), "text, json or csv")
-      ("per-block", po::bool_switch(&per_block), "text/csv: one row per block instead of per op")
-      ("out", po::value(&out), "write to this file instead of stdout");
+  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
+      "format", po::value(&format)->default_value("text"), "text, json or csv")(
+      "per-block", po::bool_switch(&per_block), "text/csv: one row per block instead of per op")(
+      "out", po::value(&out), "write to this file instead of stdout");
   selection.AddOptions(options);
   po::positional_options_description positional;
   positional.add("model", 1);
@@ -170,8 +172,8 @@ int Show(const Args& args) {
            FormatSi(static_cast<double>(total.flops)) + " FLOPs, " +
            FormatSi(static_cast<double>(total.bytes_read())) + "B read, " +
            FormatSi(static_cast<double>(total.bytes_written)) + "B written, intensity " +
-           FormatFixed(total.intensity_flop_per_byte(), 2) + " FLOP/B, " + std::to_string(g.size()) +
-           " ops\n";
+           FormatFixed(total.intensity_flop_per_byte(), 2) + " FLOP/B, " +
+           std::to_string(g.size()) + " ops\n";
   }
   Emit(text, out);
   return 0;
@@ -182,14 +184,14 @@ int Export(const Args& args) {
   ModelSelection selection;
   std::string model;
   std::string out;
-  options.add_options()
-      ("model", po::value(&model), "zoo model name (`dcnas models list`)")
-      ("out", po::value(&out)->required(), "output JSON file (written atomically)");
+  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
+      "out", po::value(&out)->required(), "output JSON file (written atomically)");
   selection.AddOptions(options);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
-  if (!Parse(args, "dcnas models export MODEL --out g.json [--resolution R] [--batch N] [--dtype T]",
+  if (!Parse(args,
+             "dcnas models export MODEL --out g.json [--resolution R] [--batch N] [--dtype T]",
              "Writes a model's layer graph as JSON (format: models/README.md). The file can be\n"
              "edited and given back to any command with --graph.",
              options, positional, vm)) {
@@ -199,12 +201,75 @@ int Export(const Args& args) {
   return 0;
 }
 
+int Summary(const Args& args) {
+  po::options_description options("options");
+  std::string families;
+  std::string names;
+  std::string format;
+  int batch = 1;
+  options.add_options()("family", po::value(&families),
+                        "comma-separated families (`dcnas models list`)")(
+      "models", po::value(&names), "comma-separated model names")(
+      "batch", po::value(&batch)->default_value(1), "batch size for the byte counts")(
+      "format", po::value(&format)->default_value("text"), "text, json or csv");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas models summary [--family F1,F2] [--models M1,M2] [--format text|json|csv]",
+             "One row per model at its native resolution: parameters, MACs, FLOPs, bytes and\n"
+             "arithmetic intensity. Without --family/--models: the whole zoo.",
+             options, {}, vm)) {
+    return 0;
+  }
+  const Format f = ParseFormat(format);
+  const auto& registry = models::BuiltinModels();
+  std::vector<std::string> selected;
+  if (!families.empty()) {
+    for (const auto& family : Split(families, ',')) {
+      for (const auto* e : registry.Family(family)) selected.push_back(e->name);
+    }
+  }
+  if (!names.empty()) {
+    for (const auto& name : Split(names, ',')) selected.push_back(registry.Get(name).name);
+  }
+  if (families.empty() && names.empty()) selected = registry.Names();
+  models::BuildOptions o;
+  o.batch = batch;
+  Table t({"model", "family", "resolution_px", "params", "gmacs", "gflops", "mbytes",
+           "intensity_flop_per_byte"});
+  t.SetRightAligned({false, false, true, true, true, true, true, true});
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& name : selected) {
+    const Graph g = registry.Build(name, o);
+    const OpCounts c = models::CountGraph(g);
+    const auto& e = registry.Get(name);
+    t.AddRow({name, e.family, std::to_string(g.info().resolution),
+              f == Format::kCsv ? std::to_string(c.params) : FormatInt(c.params),
+              FormatFixed(static_cast<double>(c.macs) / 1e9, 3),
+              FormatFixed(static_cast<double>(c.flops) / 1e9, 3),
+              FormatFixed(static_cast<double>(c.bytes()) / 1e6, 1),
+              FormatFixed(c.intensity_flop_per_byte(), 2)});
+    nlohmann::json row = CountsJson(c);
+    row["model"] = name;
+    row["family"] = e.family;
+    row["resolution_px"] = g.info().resolution;
+    row["batch"] = batch;
+    j.push_back(row);
+  }
+  if (f == Format::kJson) {
+    std::cout << j.dump(1) << "\n";
+  } else {
+    std::cout << (f == Format::kCsv ? t.ToCsv() : t.ToText());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunModels(const Args& args) {
   const std::string usage =
       "dcnas models list|show|export ...\n\n"
       "  list     the model zoo\n"
+      "  summary  params, MACs, FLOPs and intensity of zoo models\n"
       "  show     per-layer counts of a model or graph file\n"
       "  export   write a model's layer graph as JSON\n\n"
       "`dcnas models <sub> --help` for options.\n";
@@ -215,9 +280,11 @@ int RunModels(const Args& args) {
   }
   const Args rest(args.begin() + 1, args.end());
   if (args[0] == "list") return List(rest);
+  if (args[0] == "summary") return Summary(rest);
   if (args[0] == "show") return Show(rest);
   if (args[0] == "export") return Export(rest);
-  throw UsageError("dcnas models: unknown subcommand '" + args[0] + "' (valid: list, show, export)");
+  throw UsageError("dcnas models: unknown subcommand '" + args[0] +
+                   "' (valid: list, summary, show, export)");
 }
 
 }  // namespace dcnas::cli

@@ -25,8 +25,7 @@ void PrintUsage(std::ostream& out) {
       << ": fast model families for datacenter accelerators\n\n"
          "usage: dcnas <command> [options]   (dcnas <command> --help for details)\n\ncommands:\n";
   for (const auto& c : Commands()) {
-    out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary
-        << "\n";
+    out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary << "\n";
   }
   out << "\nexit codes: 0 success, 2 bad usage or input, 1 other failure\n";
 }

@@ -36,8 +36,8 @@ std::string DataDir() {
   if (IsDataDir(DCNAS_SOURCE_DATA_DIR)) return DCNAS_SOURCE_DATA_DIR;
 #endif
   const fs::path exe_dir = ExecutableDir();
-  for (const fs::path& candidate :
-       {exe_dir / ".." / ".." / "data", exe_dir / ".." / "data", exe_dir / ".." / "share" / "dcnas" / "data"}) {
+  for (const fs::path& candidate : {exe_dir / ".." / ".." / "data", exe_dir / ".." / "data",
+                                    exe_dir / ".." / "share" / "dcnas" / "data"}) {
     if (IsDataDir(candidate)) return fs::weakly_canonical(candidate).string();
   }
   throw InputError("cannot find dcnas's data directory; set DCNAS_DATA_DIR to the data/ folder");

@@ -10,8 +10,8 @@
 namespace dcnas {
 
 struct ChartAxis {
-  std::string title;  // with unit, e.g. "operational intensity (FLOP/byte)"
-  bool log = false;   // log10 scale (all values must be > 0)
+  std::string title;          // with unit, e.g. "operational intensity (FLOP/byte)"
+  bool log = false;           // log10 scale (all values must be > 0)
   std::optional<double> min;  // default: from the data, padded
   std::optional<double> max;
 };

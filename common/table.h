@@ -26,8 +26,8 @@ class Table {
 };
 
 // Number formatting shared by reports.
-std::string FormatInt(int64_t value);             // 1234567 -> "1,234,567"
-std::string FormatFixed(double value, int digits);  // fixed decimals
+std::string FormatInt(int64_t value);                // 1234567 -> "1,234,567"
+std::string FormatFixed(double value, int digits);   // fixed decimals
 std::string FormatSi(double value, int digits = 3);  // 1.23G, 456M, 7.8k
 std::string CsvEscape(const std::string& cell);
 

@@ -62,8 +62,8 @@ BlockArgs ParseBlockString(const std::string& text) {
     if (options.count(key) > 0) Bad(text, "key '" + key + "' given twice");
     options[key] = token.substr(digit);
   }
-  static const std::vector<std::string> kKeys = {"r", "k", "s", "e", "i", "o", "se",
-                                                 "f", "d", "a", "c", "noskip"};
+  static const std::vector<std::string> kKeys = {"r",  "k", "s", "e", "i", "o",
+                                                 "se", "f", "d", "a", "c", "noskip"};
   for (const auto& [key, value] : options) {
     if (key == "cc") Bad(text, "CondConv blocks (cc) are not supported");
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
@@ -133,8 +133,8 @@ std::string EncodeBlockString(const BlockArgs& a) {
 
 int64_t RoundFilters(int64_t filters, double width, int divisor) {
   const double scaled = static_cast<double>(filters) * width;
-  const int64_t rounded = std::max<int64_t>(
-      divisor, static_cast<int64_t>(scaled + divisor / 2.0) / divisor * divisor);
+  const int64_t rounded =
+      std::max<int64_t>(divisor, static_cast<int64_t>(scaled + divisor / 2.0) / divisor * divisor);
   return static_cast<double>(rounded) < 0.9 * scaled ? rounded + divisor : rounded;
 }
 
@@ -160,9 +160,9 @@ int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& a, double se_coef
       x = b.Act(b.BatchNorm(b.DepthwiseConv(x, a.kernel, a.stride)), act);
     }
     if (a.se_ratio) {
-      int64_t reduced = std::max<int64_t>(
-          1, static_cast<int64_t>(static_cast<double>(a.input_filters) * *a.se_ratio *
-                                  se_coefficient));
+      int64_t reduced =
+          std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(a.input_filters) *
+                                                    *a.se_ratio * se_coefficient));
       if (a.space2depth == 1) reduced = std::max<int64_t>(1, reduced / 4);
       x = SqueezeExcite(b, x, reduced, act);
     }
@@ -174,6 +174,7 @@ int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& a, double se_coef
 
 Graph BuildBlockNetwork(const std::string& model, const BlockNetworkSpec& spec,
                         const BuildOptions& options) {
+  ValidateBuildOptions(options);
   BuildOptions resolved = options;
   if (resolved.resolution == 0) resolved.resolution = spec.resolution;
   const double width = spec.width * options.width_scale;

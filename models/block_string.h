@@ -14,18 +14,18 @@
 namespace dcnas::models {
 
 struct BlockArgs {
-  int num_repeat = 1;                // r
-  int kernel = 3;                    // k
-  int stride = 1;                    // s (both digits must be equal)
-  double expand_ratio = 1.0;         // e
-  int64_t input_filters = 0;         // i
-  int64_t output_filters = 0;        // o
-  std::optional<double> se_ratio;    // se
-  bool fused = false;                // f1: k x k conv replaces expand + depthwise
-  int space2depth = 0;               // d: 0 none, 1 block starts with a learned s2d conv, 2 s2d
+  int num_repeat = 1;                    // r
+  int kernel = 3;                        // k
+  int stride = 1;                        // s (both digits must be equal)
+  double expand_ratio = 1.0;             // e
+  int64_t input_filters = 0;             // i
+  int64_t output_filters = 0;            // o
+  std::optional<double> se_ratio;        // se
+  bool fused = false;                    // f1: k x k conv replaces expand + depthwise
+  int space2depth = 0;                   // d: 0 none, 1 block starts with a learned s2d conv, 2 s2d
   std::optional<Activation> activation;  // a0 relu, a1 swish; none: the network's default
-  int conv_type = 0;                 // c1: MBConv without depthwise (3x3 expand, 1x1 project)
-  bool id_skip = true;               // noskip disables the identity shortcut
+  int conv_type = 0;                     // c1: MBConv without depthwise (3x3 expand, 1x1 project)
+  bool id_skip = true;                   // noskip disables the identity shortcut
 
   bool operator==(const BlockArgs&) const = default;
 };

@@ -2,8 +2,7 @@
 
 namespace dcnas::models {
 
-int SqueezeExcite(GraphBuilder& b, int x, int64_t reduced, Activation activation,
-                  Activation gate) {
+int SqueezeExcite(GraphBuilder& b, int x, int64_t reduced, Activation activation, Activation gate) {
   GraphBuilder::ConvOptions with_bias;
   with_bias.bias = true;
   int s = b.GlobalPool(x, PoolMode::kAvg);

@@ -1,17 +1,43 @@
 #include "models/builder.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+
 #include <utility>
+#include "common/errors.h"
 
 namespace dcnas::models {
+
+void ValidateBuildOptions(const BuildOptions& options) {
+  if (options.resolution < 0 || options.resolution > 8192) {
+    throw InputError("resolution " + std::to_string(options.resolution) +
+                     " out of range (1..8192, or 0 for the model's native one)");
+  }
+  if (options.batch <= 0 || options.batch > (1 << 20)) {
+    throw InputError("batch " + std::to_string(options.batch) + " out of range (1..1048576)");
+  }
+  if (options.num_classes <= 0) {
+    throw InputError("num_classes must be positive, got " + std::to_string(options.num_classes));
+  }
+  if (options.in_channels <= 0) {
+    throw InputError("in_channels must be positive, got " + std::to_string(options.in_channels));
+  }
+  if (!(options.width_scale > 0.0) || !std::isfinite(options.width_scale)) {
+    throw InputError("width_scale must be a positive number");
+  }
+  if (options.proxy_removed_downsamples < 0 || options.proxy_removed_downsamples > 8) {
+    throw InputError("proxy_removed_downsamples must be in 0..8");
+  }
+}
 
 GraphBuilder::GraphBuilder(GraphInfo info, int proxy_removed_downsamples)
     : graph_(std::move(info)), removed_downsamples_(proxy_removed_downsamples) {}
 
 GraphBuilder::GraphBuilder(const std::string& model, const BuildOptions& options)
-    : GraphBuilder(GraphInfo{model, options.resolution, options.batch, options.dtype,
-                             options.num_classes},
-                   options.proxy_removed_downsamples) {}
+    : GraphBuilder(
+          GraphInfo{model, options.resolution, options.batch, options.dtype, options.num_classes},
+          options.proxy_removed_downsamples) {}
 
 void GraphBuilder::SetScope(std::string block, int stage) {
   block_ = std::move(block);
@@ -52,8 +78,8 @@ int GraphBuilder::Append(OpKind kind, std::vector<int> inputs, const OpAttrs& at
 
 int GraphBuilder::Input(int64_t height, int64_t width, int64_t channels) {
   OpAttrs a;
-  a.input_type = TensorType{Shape{graph_.info().batch, height, width, channels},
-                            graph_.info().dtype};
+  a.input_type =
+      TensorType{Shape{graph_.info().batch, height, width, channels}, graph_.info().dtype};
   return Append(OpKind::kInput, {}, a);
 }
 

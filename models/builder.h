@@ -22,6 +22,8 @@ struct BuildOptions {
   double width_scale = 1.0;
 };
 
+// Throws InputError if options are impossible (non-positive batch, resolution out of range...).
+void ValidateBuildOptions(const BuildOptions& options);
 
 class GraphBuilder {
  public:

@@ -25,12 +25,12 @@ void Graph::InferOp(Op& op) const {
   const OpKindInfo& info = KindInfo(op.kind);
   const int n = static_cast<int>(op.inputs.size());
   if (n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs)) {
-    throw InputError(OpLabel(op) + ": takes " + std::to_string(info.min_inputs) +
-                     (info.max_inputs == info.min_inputs
-                          ? ""
-                          : (info.max_inputs < 0 ? " or more"
-                                                 : " to " + std::to_string(info.max_inputs))) +
-                     " inputs, got " + std::to_string(n));
+    throw InputError(
+        OpLabel(op) + ": takes " + std::to_string(info.min_inputs) +
+        (info.max_inputs == info.min_inputs
+             ? ""
+             : (info.max_inputs < 0 ? " or more" : " to " + std::to_string(info.max_inputs))) +
+        " inputs, got " + std::to_string(n));
   }
   std::array<const TensorType*, 8> small{};
   std::vector<const TensorType*> large;
@@ -77,8 +77,7 @@ std::vector<int> Graph::TopologicalOrder() const {
   for (const Op& op : ops_) {
     for (int input : op.inputs) {
       if (input < 0 || input >= size()) {
-        throw InputError(OpLabel(op) + ": input refers to unknown op id " +
-                         std::to_string(input));
+        throw InputError(OpLabel(op) + ": input refers to unknown op id " + std::to_string(input));
       }
       boost::add_edge(static_cast<size_t>(input), static_cast<size_t>(op.id), g);
     }
@@ -106,9 +105,9 @@ std::vector<int> Graph::TopologicalOrder() const {
     for (int v = 0; v < size() && on_cycle < 0; ++v) {
       if (state[static_cast<size_t>(v)] == 0) visit(v);
     }
-    throw InputError("graph has a cycle through " +
-                     (on_cycle >= 0 ? OpLabel(ops_[static_cast<size_t>(on_cycle)])
-                                    : std::string("an op")));
+    throw InputError(
+        "graph has a cycle through " +
+        (on_cycle >= 0 ? OpLabel(ops_[static_cast<size_t>(on_cycle)]) : std::string("an op")));
   }
   return std::vector<int>(reversed.rbegin(), reversed.rend());
 }

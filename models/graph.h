@@ -16,8 +16,8 @@ namespace dcnas::models {
 
 // Facts about how the graph was built (model name and the builder's parameters).
 struct GraphInfo {
-  std::string model;      // zoo name, or user-given name
-  int resolution = 0;     // input height/width in pixels (0 if unknown)
+  std::string model;   // zoo name, or user-given name
+  int resolution = 0;  // input height/width in pixels (0 if unknown)
   int batch = 1;
   DType dtype = DType::kFp32;
   int num_classes = 0;

@@ -94,7 +94,8 @@ class Reader {
       Fail(path, "expected an array of " + std::to_string(n) + " integers, got " + v.dump());
     }
     std::vector<int64_t> out;
-    for (size_t i = 0; i < n; ++i) out.push_back(Int(v[i], path + "[" + std::to_string(i) + "]", lo, hi));
+    for (size_t i = 0; i < n; ++i)
+      out.push_back(Int(v[i], path + "[" + std::to_string(i) + "]", lo, hi));
     return out;
   }
 
@@ -123,7 +124,8 @@ class Reader {
       a.dilation_w = static_cast<int>(x[1]);
     } else if (key == "padding") {
       if (v.is_string()) {
-        if (v.get<std::string>() != "same") Fail(path, "expected \"same\" or [top, bottom, left, right]");
+        if (v.get<std::string>() != "same")
+          Fail(path, "expected \"same\" or [top, bottom, left, right]");
         a.padding = Padding::Same();
       } else {
         const auto x = Ints(v, path, 4, 0, 1 << 16);
@@ -170,16 +172,24 @@ class Reader {
 
 bool RequiredAttr(OpKind kind, std::string_view key) {
   switch (kind) {
-    case OpKind::kInput: return key == "shape";
-    case OpKind::kConv2d: return key == "kernel" || key == "out_channels";
-    case OpKind::kPool: return key == "kernel";
-    case OpKind::kFullyConnected: return key == "out_channels";
-    case OpKind::kActivation: return key == "activation";
-    case OpKind::kReshape: return key == "reshape";
+    case OpKind::kInput:
+      return key == "shape";
+    case OpKind::kConv2d:
+      return key == "kernel" || key == "out_channels";
+    case OpKind::kPool:
+      return key == "kernel";
+    case OpKind::kFullyConnected:
+      return key == "out_channels";
+    case OpKind::kActivation:
+      return key == "activation";
+    case OpKind::kReshape:
+      return key == "reshape";
     case OpKind::kSpaceToDepth:
     case OpKind::kSpaceToBatch:
-    case OpKind::kBatchToSpace: return key == "block_size";
-    default: return false;
+    case OpKind::kBatchToSpace:
+      return key == "block_size";
+    default:
+      return false;
   }
 }
 
@@ -226,7 +236,8 @@ Graph GraphFromJson(const json& j, const std::string& source) {
     r.Fail("format", std::string("expected \"") + kFormat + "\"");
   }
   if (r.Int(r.Field(j, "version", "version"), "version", 1, 1000) != kVersion) {
-    r.Fail("version", "unsupported version (this dcnas reads version " + std::to_string(kVersion) + ")");
+    r.Fail("version",
+           "unsupported version (this dcnas reads version " + std::to_string(kVersion) + ")");
   }
   GraphInfo info;
   if (j.contains("info")) {
@@ -262,20 +273,23 @@ Graph GraphFromJson(const json& j, const std::string& source) {
     if (op.id != static_cast<int>(i)) {
       r.Fail(base + ".id", "ids must be 0..N-1 in listed order; expected " + std::to_string(i));
     }
-    op.kind = r.Parse(base + ".kind", [&] { return ParseOpKind(r.String(r.Field(jo, base, "kind"), base + ".kind")); });
+    op.kind = r.Parse(base + ".kind", [&] {
+      return ParseOpKind(r.String(r.Field(jo, base, "kind"), base + ".kind"));
+    });
     const OpKindInfo& kind = KindInfo(op.kind);
     op.attrs.input_type.dtype = info.dtype;
     op.name = jo.contains("name") ? r.String(jo["name"], base + ".name")
                                   : std::string(kind.name) + std::to_string(op.id);
-    if (!names.insert(op.name).second) r.Fail(base + ".name", "duplicate op name '" + op.name + "'");
+    if (!names.insert(op.name).second)
+      r.Fail(base + ".name", "duplicate op name '" + op.name + "'");
     for (const auto& [key, value] : jo.items()) {
       const std::string path = base + "." + key;
       if (key == "id" || key == "kind" || key == "name" || key == "output_shape") continue;
       if (key == "inputs") {
         if (!value.is_array()) r.Fail(path, "expected an array of op ids");
         for (size_t k = 0; k < value.size(); ++k) {
-          op.inputs.push_back(static_cast<int>(
-              r.Int(value[k], path + "[" + std::to_string(k) + "]", 0, static_cast<int64_t>(jops.size()) - 1)));
+          op.inputs.push_back(static_cast<int>(r.Int(value[k], path + "[" + std::to_string(k) + "]",
+                                                     0, static_cast<int64_t>(jops.size()) - 1)));
         }
       } else if (key == "block") {
         op.block = r.String(value, path);
@@ -284,14 +298,17 @@ Graph GraphFromJson(const json& j, const std::string& source) {
       } else if (std::find(kind.attrs.begin(), kind.attrs.end(), key) != kind.attrs.end()) {
         r.ReadAttr(value, key, path, op.attrs);
       } else {
-        std::vector<std::string> valid = {"id", "name", "kind", "inputs", "block", "stage", "output_shape"};
+        std::vector<std::string> valid = {"id",    "name",  "kind",        "inputs",
+                                          "block", "stage", "output_shape"};
         for (auto a : kind.attrs) valid.emplace_back(a);
-        r.Fail(path, "unknown key for a " + std::string(kind.name) + " op (valid: " + Join(valid, ", ") + ")");
+        r.Fail(path, "unknown key for a " + std::string(kind.name) +
+                         " op (valid: " + Join(valid, ", ") + ")");
       }
     }
     for (std::string_view key : kind.attrs) {
       if (RequiredAttr(op.kind, key) && !jo.contains(std::string(key))) {
-        r.Fail(base, "missing required key '" + std::string(key) + "' for a " + std::string(kind.name) + " op");
+        r.Fail(base, "missing required key '" + std::string(key) + "' for a " +
+                         std::string(kind.name) + " op");
       }
     }
     graph.AddUncheckedOp(std::move(op));
@@ -308,7 +325,8 @@ Graph GraphFromJson(const json& j, const std::string& source) {
     const Shape stated{x[0], x[1], x[2], x[3]};
     const Shape& inferred = graph.op(static_cast<int>(i)).out.shape;
     if (!(stated == inferred)) {
-      r.Fail(path, "stated " + ShapeString(stated) + " but shape inference gives " + ShapeString(inferred));
+      r.Fail(path, "stated " + ShapeString(stated) + " but shape inference gives " +
+                       ShapeString(inferred));
     }
   }
   return graph;

@@ -84,14 +84,22 @@ std::string OpDetail(const Op& op) {
       if (a.bias) s += " +b";
       return s;
     }
-    case OpKind::kActivation: return std::string(ActivationName(a.activation));
-    case OpKind::kPool: return std::string(PoolModeName(a.pool)) + "pool " + window();
-    case OpKind::kGlobalPool: return "global " + std::string(PoolModeName(a.pool)) + "pool";
-    case OpKind::kFullyConnected: return std::string("fc") + (a.bias ? " +b" : "");
-    case OpKind::kSpaceToDepth: return "space_to_depth b" + std::to_string(a.block_size);
-    case OpKind::kSpaceToBatch: return "space_to_batch b" + std::to_string(a.block_size);
-    case OpKind::kBatchToSpace: return "batch_to_space b" + std::to_string(a.block_size);
-    default: return std::string(OpKindName(op.kind));
+    case OpKind::kActivation:
+      return std::string(ActivationName(a.activation));
+    case OpKind::kPool:
+      return std::string(PoolModeName(a.pool)) + "pool " + window();
+    case OpKind::kGlobalPool:
+      return "global " + std::string(PoolModeName(a.pool)) + "pool";
+    case OpKind::kFullyConnected:
+      return std::string("fc") + (a.bias ? " +b" : "");
+    case OpKind::kSpaceToDepth:
+      return "space_to_depth b" + std::to_string(a.block_size);
+    case OpKind::kSpaceToBatch:
+      return "space_to_batch b" + std::to_string(a.block_size);
+    case OpKind::kBatchToSpace:
+      return "batch_to_space b" + std::to_string(a.block_size);
+    default:
+      return std::string(OpKindName(op.kind));
   }
 }
 

@@ -22,8 +22,8 @@ using Inputs = std::span<const TensorType* const>;
 }
 
 void CheckPositive(const Op& op, Inputs inputs, int64_t value, const char* what) {
-  if (value <= 0) Fail(op, inputs, std::string(what) + " must be positive, got " +
-                                       std::to_string(value));
+  if (value <= 0)
+    Fail(op, inputs, std::string(what) + " must be positive, got " + std::to_string(value));
 }
 
 int64_t WeightBytes(int64_t params, DType dtype) { return params * DTypeBytes(dtype); }
@@ -77,9 +77,10 @@ Shape WindowOutput(const Op& op, Inputs inputs, const Shape& in) {
   out.h = OutSize(in.h, a.kernel_h, a.stride_h, a.dilation_h, p.top, p.bottom);
   out.w = OutSize(in.w, a.kernel_w, a.stride_w, a.dilation_w, p.left, p.right);
   if (out.h <= 0 || out.w <= 0) {
-    Fail(op, inputs, "window " + std::to_string(a.kernel_h) + "x" + std::to_string(a.kernel_w) +
-                         " does not fit the padded input (output would be " +
-                         std::to_string(out.h) + "x" + std::to_string(out.w) + ")");
+    Fail(op, inputs,
+         "window " + std::to_string(a.kernel_h) + "x" + std::to_string(a.kernel_w) +
+             " does not fit the padded input (output would be " + std::to_string(out.h) + "x" +
+             std::to_string(out.w) + ")");
   }
   return out;
 }
@@ -91,12 +92,14 @@ TensorType InferConv(const Op& op, Inputs inputs) {
   CheckPositive(op, inputs, a.groups, "groups");
   CheckPositive(op, inputs, a.out_channels, "out_channels");
   if (in.c % a.groups != 0) {
-    Fail(op, inputs, "input channels " + std::to_string(in.c) + " not divisible by groups " +
-                         std::to_string(a.groups));
+    Fail(op, inputs,
+         "input channels " + std::to_string(in.c) + " not divisible by groups " +
+             std::to_string(a.groups));
   }
   if (a.out_channels % a.groups != 0) {
-    Fail(op, inputs, "out_channels " + std::to_string(a.out_channels) +
-                         " not divisible by groups " + std::to_string(a.groups));
+    Fail(op, inputs,
+         "out_channels " + std::to_string(a.out_channels) + " not divisible by groups " +
+             std::to_string(a.groups));
   }
   Shape out = WindowOutput(op, inputs, in);
   out.c = a.out_channels;
@@ -210,8 +213,9 @@ void CheckBlock(const Op& op, Inputs inputs, int64_t h, int64_t w) {
   const int b = op.attrs.block_size;
   CheckPositive(op, inputs, b, "block_size");
   if (h % b != 0 || w % b != 0) {
-    Fail(op, inputs, "spatial size " + std::to_string(h) + "x" + std::to_string(w) +
-                         " not divisible by block_size " + std::to_string(b));
+    Fail(op, inputs,
+         "spatial size " + std::to_string(h) + "x" + std::to_string(w) +
+             " not divisible by block_size " + std::to_string(b));
   }
 }
 TensorType InferSpaceToDepth(const Op& op, Inputs inputs) {
@@ -237,8 +241,9 @@ TensorType InferBatchToSpace(const Op& op, Inputs inputs) {
   const int64_t b = op.attrs.block_size;
   CheckPositive(op, inputs, b, "block_size");
   if (s.n % (b * b) != 0) {
-    Fail(op, inputs, "batch " + std::to_string(s.n) + " not divisible by block_size^2 " +
-                         std::to_string(b * b));
+    Fail(
+        op, inputs,
+        "batch " + std::to_string(s.n) + " not divisible by block_size^2 " + std::to_string(b * b));
   }
   s.n /= b * b;
   s.h *= b;
@@ -252,10 +257,10 @@ TensorType InferReshape(const Op& op, Inputs inputs) {
   CheckPositive(op, inputs, a.reshape_w, "reshape_w");
   CheckPositive(op, inputs, a.reshape_c, "reshape_c");
   if (a.reshape_h * a.reshape_w * a.reshape_c != in.per_image()) {
-    Fail(op, inputs, "reshape to " + std::to_string(a.reshape_h) + "x" +
-                         std::to_string(a.reshape_w) + "x" + std::to_string(a.reshape_c) +
-                         " changes the per-image element count " +
-                         std::to_string(in.per_image()));
+    Fail(op, inputs,
+         "reshape to " + std::to_string(a.reshape_h) + "x" + std::to_string(a.reshape_w) + "x" +
+             std::to_string(a.reshape_c) + " changes the per-image element count " +
+             std::to_string(in.per_image()));
   }
   return TensorType{Shape{in.n, a.reshape_h, a.reshape_w, a.reshape_c}, inputs[0]->dtype};
 }
@@ -264,8 +269,12 @@ OpCounts CountSoftmax(const Op& op, Inputs inputs) { return Elementwise(op, inpu
 const std::vector<OpKindInfo>& Table() {
   static const std::vector<OpKindInfo> table = {
       {OpKind::kInput, "input", 0, 0, {"shape", "dtype"}, InferInput, CountNothing},
-      {OpKind::kConv2d, "conv2d", 1, 1,
-       {"kernel", "stride", "dilation", "padding", "groups", "out_channels", "bias"}, InferConv,
+      {OpKind::kConv2d,
+       "conv2d",
+       1,
+       1,
+       {"kernel", "stride", "dilation", "padding", "groups", "out_channels", "bias"},
+       InferConv,
        CountConv},
       {OpKind::kBatchNorm, "batch_norm", 1, 1, {}, InferSame, CountBatchNorm},
       {OpKind::kBiasAdd, "bias_add", 1, 1, {}, InferSame, CountBiasAdd},
@@ -273,17 +282,18 @@ const std::vector<OpKindInfo>& Table() {
       {OpKind::kAdd, "add", 2, 2, {}, InferAdd, CountBinary},
       {OpKind::kMul, "mul", 2, 2, {}, InferMul, CountBinary},
       {OpKind::kConcat, "concat", 1, -1, {}, InferConcat, CountMove},
-      {OpKind::kPool, "pool", 1, 1, {"pool", "kernel", "stride", "padding"}, InferPool,
-       CountPool},
+      {OpKind::kPool, "pool", 1, 1, {"pool", "kernel", "stride", "padding"}, InferPool, CountPool},
       {OpKind::kGlobalPool, "global_pool", 1, 1, {"pool"}, InferGlobalPool, CountGlobalPool},
-      {OpKind::kFullyConnected, "fully_connected", 1, 1, {"out_channels", "bias"},
-       InferFullyConnected, CountFullyConnected},
-      {OpKind::kSpaceToDepth, "space_to_depth", 1, 1, {"block_size"}, InferSpaceToDepth,
-       CountMove},
-      {OpKind::kSpaceToBatch, "space_to_batch", 1, 1, {"block_size"}, InferSpaceToBatch,
-       CountMove},
-      {OpKind::kBatchToSpace, "batch_to_space", 1, 1, {"block_size"}, InferBatchToSpace,
-       CountMove},
+      {OpKind::kFullyConnected,
+       "fully_connected",
+       1,
+       1,
+       {"out_channels", "bias"},
+       InferFullyConnected,
+       CountFullyConnected},
+      {OpKind::kSpaceToDepth, "space_to_depth", 1, 1, {"block_size"}, InferSpaceToDepth, CountMove},
+      {OpKind::kSpaceToBatch, "space_to_batch", 1, 1, {"block_size"}, InferSpaceToBatch, CountMove},
+      {OpKind::kBatchToSpace, "batch_to_space", 1, 1, {"block_size"}, InferBatchToSpace, CountMove},
       {OpKind::kReshape, "reshape", 1, 1, {"reshape"}, InferReshape, CountNothing},
       {OpKind::kSoftmax, "softmax", 1, 1, {}, InferSame, CountSoftmax},
       {OpKind::kDropout, "dropout", 1, 1, {"rate"}, InferSame, CountNothing},
@@ -306,13 +316,20 @@ const OpKindInfo& KindInfo(OpKind kind) {
 
 int ActivationFlopsPerElement(Activation activation) {
   switch (activation) {
-    case Activation::kRelu: return 1;
-    case Activation::kRelu6: return 2;
-    case Activation::kSigmoid: return 4;
-    case Activation::kSwish: return 5;
-    case Activation::kHardSigmoid: return 3;
-    case Activation::kHardSwish: return 4;
-    case Activation::kGelu: return 8;
+    case Activation::kRelu:
+      return 1;
+    case Activation::kRelu6:
+      return 2;
+    case Activation::kSigmoid:
+      return 4;
+    case Activation::kSwish:
+      return 5;
+    case Activation::kHardSigmoid:
+      return 3;
+    case Activation::kHardSwish:
+      return 4;
+    case Activation::kGelu:
+      return 8;
   }
   throw InternalError("unknown activation");
 }

@@ -52,26 +52,7 @@ std::vector<const ModelEntry*> ModelRegistry::Family(const std::string& family) 
 
 Graph ModelRegistry::Build(const std::string& name, const BuildOptions& options) const {
   const ModelEntry& entry = Get(name);
-  if (options.resolution < 0 || options.resolution > 8192) {
-    throw InputError("resolution " + std::to_string(options.resolution) +
-                     " out of range (1..8192, or 0 for the model's native " +
-                     std::to_string(entry.native_resolution) + ")");
-  }
-  if (options.batch <= 0 || options.batch > (1 << 20)) {
-    throw InputError("batch " + std::to_string(options.batch) + " out of range (1..1048576)");
-  }
-  if (options.num_classes <= 0) {
-    throw InputError("num_classes must be positive, got " + std::to_string(options.num_classes));
-  }
-  if (options.in_channels <= 0) {
-    throw InputError("in_channels must be positive, got " + std::to_string(options.in_channels));
-  }
-  if (!(options.width_scale > 0.0) || !std::isfinite(options.width_scale)) {
-    throw InputError("width_scale must be a positive number");
-  }
-  if (options.proxy_removed_downsamples < 0 || options.proxy_removed_downsamples > 8) {
-    throw InputError("proxy_removed_downsamples must be in 0..8");
-  }
+  ValidateBuildOptions(options);
   BuildOptions resolved = options;
   if (resolved.resolution == 0) resolved.resolution = entry.native_resolution;
   Graph graph = entry.build(resolved);

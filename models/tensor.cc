@@ -9,20 +9,28 @@ namespace dcnas::models {
 
 int DTypeBytes(DType dtype) {
   switch (dtype) {
-    case DType::kFp32: return 4;
-    case DType::kFp16: return 2;
-    case DType::kBf16: return 2;
-    case DType::kInt8: return 1;
+    case DType::kFp32:
+      return 4;
+    case DType::kFp16:
+      return 2;
+    case DType::kBf16:
+      return 2;
+    case DType::kInt8:
+      return 1;
   }
   throw InternalError("unknown dtype");
 }
 
 std::string_view DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kFp32: return "fp32";
-    case DType::kFp16: return "fp16";
-    case DType::kBf16: return "bf16";
-    case DType::kInt8: return "int8";
+    case DType::kFp32:
+      return "fp32";
+    case DType::kFp16:
+      return "fp16";
+    case DType::kBf16:
+      return "bf16";
+    case DType::kInt8:
+      return "int8";
   }
   throw InternalError("unknown dtype");
 }

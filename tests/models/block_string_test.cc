@@ -56,12 +56,12 @@ TEST_CASE("malformed block strings are rejected with the reason", "[block_string
 
 TEST_CASE("round_filters and round_repeats follow the reference rounding", "[block_string]") {
   CHECK(RoundFilters(32, 1.0) == 32);
-  CHECK(RoundFilters(32, 1.1) == 32);   // 35.2 -> 32 (>= 90%)
-  CHECK(RoundFilters(40, 1.1) == 48);   // 44 -> 48
+  CHECK(RoundFilters(32, 1.1) == 32);  // 35.2 -> 32 (>= 90%)
+  CHECK(RoundFilters(40, 1.1) == 48);  // 44 -> 48
   CHECK(RoundFilters(80, 1.1) == 88);
-  CHECK(RoundFilters(16, 1.2) == 24);   // 19.2 -> 16 < 0.9*19.2? no: 16 < 17.28 -> 24
+  CHECK(RoundFilters(16, 1.2) == 24);  // 19.2 -> 16 < 0.9*19.2? no: 16 < 17.28 -> 24
   CHECK(RoundFilters(1280, 2.0) == 2560);
-  CHECK(RoundFilters(3, 0.1) == 8);     // never below the divisor
+  CHECK(RoundFilters(3, 0.1) == 8);  // never below the divisor
   CHECK(RoundRepeats(2, 1.1) == 3);
   CHECK(RoundRepeats(4, 3.1) == 13);
   CHECK(RoundRepeats(1, 1.0) == 1);

@@ -43,14 +43,15 @@ TEST_CASE("every zoo graph round-trips exactly through JSON", "[json]") {
 TEST_CASE("a hand-written graph reads with defaults", "[json]") {
   const Graph g = GraphFromJsonString(kSmall, "g.json");
   REQUIRE(g.size() == 3);
-  CHECK(g.op(0).out.dtype == DType::kFp16);  // input dtype defaults to info.dtype
+  CHECK(g.op(0).out.dtype == DType::kFp16);       // input dtype defaults to info.dtype
   CHECK(g.op(1).out.shape == Shape{2, 6, 6, 8});  // 3x3, no padding
-  CHECK(g.op(1).attrs.padding == Padding{});  // default: explicit zero padding
+  CHECK(g.op(1).attrs.padding == Padding{});      // default: explicit zero padding
 }
 
 TEST_CASE("malformed graphs give the path of the bad field", "[json]") {
   CHECK(ErrorOf("{").find("g.json: malformed JSON") != std::string::npos);
-  CHECK(ErrorOf(R"({"format": "dcnas-graph", "version": 1, "ops": []})").find("ops: expected a non-empty") != std::string::npos);
+  CHECK(ErrorOf(R"({"format": "dcnas-graph", "version": 1, "ops": []})")
+            .find("ops: expected a non-empty") != std::string::npos);
   std::string bad_kernel = kSmall;
   bad_kernel.replace(bad_kernel.find("[3, 3]"), 6, "[3, -1]");
   CHECK(ErrorOf(bad_kernel).find("ops[1].kernel[1]") != std::string::npos);
@@ -65,10 +66,12 @@ TEST_CASE("malformed graphs give the path of the bad field", "[json]") {
   bad_input.replace(bad_input.find("\"inputs\": [1]"), 13, "\"inputs\": [7]");
   CHECK(ErrorOf(bad_input).find("ops[2].inputs[0]") != std::string::npos);
   std::string mismatch = kSmall;
-  mismatch.replace(mismatch.find("\"out_channels\": 8"), 17, "\"out_channels\": 8, \"output_shape\": [2, 8, 8, 9]");
+  mismatch.replace(mismatch.find("\"out_channels\": 8"), 17,
+                   "\"out_channels\": 8, \"output_shape\": [2, 8, 8, 9]");
   CHECK(ErrorOf(mismatch).find("shape inference gives 2x6x6x8") != std::string::npos);
   std::string bad_shape = kSmall;
-  bad_shape.replace(bad_shape.find("\"out_channels\": 8"), 17, "\"out_channels\": 8, \"groups\": 2");
+  bad_shape.replace(bad_shape.find("\"out_channels\": 8"), 17,
+                    "\"out_channels\": 8, \"groups\": 2");
   CHECK(ErrorOf(bad_shape).find("not divisible by groups") != std::string::npos);
   std::string cycle = kSmall;
   cycle.replace(cycle.find("\"inputs\": [0]"), 13, "\"inputs\": [2]");

@@ -17,9 +17,9 @@ TEST_CASE("the kinds table is complete and ordered", "[op_kinds]") {
 }
 
 TEST_CASE("activation and dtype names parse back", "[op_kinds]") {
-  for (Activation a : {Activation::kRelu, Activation::kRelu6, Activation::kSwish,
-                       Activation::kSigmoid, Activation::kHardSwish, Activation::kHardSigmoid,
-                       Activation::kGelu}) {
+  for (Activation a :
+       {Activation::kRelu, Activation::kRelu6, Activation::kSwish, Activation::kSigmoid,
+        Activation::kHardSwish, Activation::kHardSigmoid, Activation::kGelu}) {
     CHECK(ParseActivation(ActivationName(a)) == a);
   }
   CHECK(ParseActivation("silu") == Activation::kSwish);
