@@ -13,11 +13,16 @@ namespace {
 using dcnas::cli::Command;
 
 const std::vector<Command>& Commands() {
-  static const std::vector<Command> commands = {
+  static const std::vector<Command> kCommands = {
       {"models", "list the model zoo, show per-layer counts, export graphs as JSON",
        dcnas::cli::RunModels},
+#ifdef DCNAS_WITH_TORCH
+      {"measure", "time models on this machine's CPU with LibTorch (calibration CSV)",
+       dcnas::cli::RunMeasure},
+      {"train", "train a model on Fashion-MNIST with LibTorch", dcnas::cli::RunTrain},
+#endif
   };
-  return commands;
+  return kCommands;
 }
 
 void PrintUsage(std::ostream& out) {

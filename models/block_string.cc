@@ -39,7 +39,7 @@ std::string FormatNumber(double value) {
   char buffer[32];
   const auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
   if (ec != std::errc()) throw InternalError("cannot format number");
-  return std::string(buffer, ptr);
+  return {buffer, ptr};
 }
 
 }  // namespace
@@ -205,20 +205,18 @@ Graph BuildBlockNetwork(const std::string& model, const BlockNetworkSpec& spec,
       b.SetScope("blocks." + std::to_string(block_index++), stage);
       x = AppendMBConvBlock(b, x, args, spec.se_coefficient, spec.default_activation);
     };
-    if (a.space2depth == 0) {
-      append(a);
-    } else if (a.stride == 2) {
-      a.stride = 1;
-      append(a);
+    // A stride-2 stage in space-to-depth layout: the stride was absorbed by the s2d conv, and
+    // later repeats leave the s2d layout.
+    const bool absorbed = a.space2depth != 0 && a.stride == 2;
+    if (absorbed) a.stride = 1;
+    append(a);
+    if (absorbed) {
       a.space2depth = 0;
       a.input_filters = in_f;
       a.output_filters = out_f;
       a.kernel = kernel;
     } else if (a.space2depth == 1) {
-      append(a);
-      a.space2depth = 2;
-    } else {
-      append(a);
+      a.space2depth = 2;  // later repeats stay in the s2d layout
     }
     if (repeats > 1) {
       a.input_filters = a.output_filters;

@@ -109,7 +109,7 @@ std::vector<int> Graph::TopologicalOrder() const {
         "graph has a cycle through " +
         (on_cycle >= 0 ? OpLabel(ops_[static_cast<size_t>(on_cycle)]) : std::string("an op")));
   }
-  return std::vector<int>(reversed.rbegin(), reversed.rend());
+  return {reversed.rbegin(), reversed.rend()};
 }
 
 void Graph::Finalize() {

@@ -243,7 +243,9 @@ Graph GraphFromJson(const json& j, const std::string& source) {
   if (j.contains("info")) {
     const json& ji = j["info"];
     if (!ji.is_object()) r.Fail("info", "expected an object");
-    for (const auto& [key, value] : ji.items()) {
+    for (const auto& item : ji.items()) {
+      const std::string& key = item.key();
+      const json& value = item.value();
       const std::string path = "info." + key;
       if (key == "model") {
         info.model = r.String(value, path);

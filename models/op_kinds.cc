@@ -267,7 +267,7 @@ TensorType InferReshape(const Op& op, Inputs inputs) {
 OpCounts CountSoftmax(const Op& op, Inputs inputs) { return Elementwise(op, inputs, 5, 0); }
 
 const std::vector<OpKindInfo>& Table() {
-  static const std::vector<OpKindInfo> table = {
+  static const std::vector<OpKindInfo> kTable = {
       {OpKind::kInput, "input", 0, 0, {"shape", "dtype"}, InferInput, CountNothing},
       {OpKind::kConv2d,
        "conv2d",
@@ -298,7 +298,7 @@ const std::vector<OpKindInfo>& Table() {
       {OpKind::kSoftmax, "softmax", 1, 1, {}, InferSame, CountSoftmax},
       {OpKind::kDropout, "dropout", 1, 1, {"rate"}, InferSame, CountNothing},
   };
-  return table;
+  return kTable;
 }
 
 }  // namespace

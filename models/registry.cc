@@ -66,12 +66,12 @@ void RegisterBuiltinModels(ModelRegistry& registry) {
 }
 
 const ModelRegistry& BuiltinModels() {
-  static const ModelRegistry registry = [] {
+  static const ModelRegistry kRegistry = [] {
     ModelRegistry r;
     RegisterBuiltinModels(r);
     return r;
   }();
-  return registry;
+  return kRegistry;
 }
 
 }  // namespace dcnas::models

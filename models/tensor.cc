@@ -12,7 +12,6 @@ int DTypeBytes(DType dtype) {
     case DType::kFp32:
       return 4;
     case DType::kFp16:
-      return 2;
     case DType::kBf16:
       return 2;
     case DType::kInt8:
