@@ -67,5 +67,14 @@ struct Command {
 
 // Subcommands (one file each in cli/).
 int RunModels(const Args& args);
+int RunSim(const Args& args);       // cmd_sim.cc
+int RunRoofline(const Args& args);  // cmd_roofline.cc
+int RunSweep(const Args& args);     // cmd_sweep.cc
+int RunCompare(const Args& args);   // cmd_compare.cc
+int RunCalibrate(const Args& args);  // cmd_calibrate.cc
+#ifdef DCNAS_WITH_TORCH
+int RunMeasure(const Args& args);  // cmd_measure.cc (LibTorch)
+int RunTrain(const Args& args);    // cmd_train.cc (LibTorch)
+#endif
 
 }  // namespace dcnas::cli

@@ -16,6 +16,14 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"models", "list the model zoo, show per-layer counts, export graphs as JSON",
        dcnas::cli::RunModels},
+      {"sim", "simulate a model's latency on an accelerator, per layer and block",
+       dcnas::cli::RunSim},
+      {"roofline", "roofline and FLOPs-vs-latency charts (SVG) for models on accelerators",
+       dcnas::cli::RunRoofline},
+      {"sweep", "what-if study: latency and bound mix over --set values", dcnas::cli::RunSweep},
+      {"compare", "side-by-side latency of model families with speedups", dcnas::cli::RunCompare},
+      {"calibrate", "fit the simulator to measured latencies and validate on held-out data",
+       dcnas::cli::RunCalibrate},
 #ifdef DCNAS_WITH_TORCH
       {"measure", "time models on this machine's CPU with LibTorch (calibration CSV)",
        dcnas::cli::RunMeasure},

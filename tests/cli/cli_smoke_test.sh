@@ -61,5 +61,46 @@ check "empty graph file" 2 "$dcnas" models show --graph "$tmp/empty.json"
 check "missing graph file" 2 "$dcnas" models show --graph "$tmp/nonexistent.json"
 check "export needs --out" 2 "$dcnas" models export efficientnet-b0
 
+# Simulator commands: sim, roofline, sweep, compare.
+check "sim" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3
+contains "sim latency" "$tmp/out" "ms per batch"
+contains "sim bound mix" "$tmp/out" "time by bound"
+check "sim json" 0 "$dcnas" sim efficientnet-x-gpu-b0 --accel v100 --stack tensorrt --format json --batch 32
+json_ok "sim json parses" "$tmp/out"
+contains "sim json latency_ms" "$tmp/out" '"latency_ms"'
+contains "sim json throughput" "$tmp/out" '"throughput_img_per_s"'
+contains "sim json intensity" "$tmp/out" '"intensity_flop_per_byte"'
+check "sim csv per op" 0 "$dcnas" sim resnet50 --accel a100 --format csv --per-op
+contains "sim csv header" "$tmp/out" "id,name,kind,detail"
+check "sim --set" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set matrix_unit.rows=256 --set hbm.bandwidth_gbps=1800
+contains "sim overrides shown" "$tmp/out" "matrix_unit.rows=256"
+check "sim variant file" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3-hbm2x
+check "sim --graph" 0 "$dcnas" sim --graph "$tmp/g.json" --accel host-cpu
+check "sim unknown accel" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v9
+contains "unknown accel suggests" "$tmp/err" "tpu-v"
+check "sim unknown --set key" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set matrix_unit.rowz=256
+contains "bad key named" "$tmp/err" "matrix_unit.rowz"
+check "sim zero bandwidth" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set hbm.bandwidth_gbps=0
+contains "zero bandwidth named" "$tmp/err" "hbm.bandwidth_gbps"
+check "sim unknown stack" 2 "$dcnas" sim efficientnet-b0 --accel v100 --stack tensorflow
+check "sim no model" 2 "$dcnas" sim --accel v100
+check "roofline" 0 "$dcnas" roofline --models efficientnet-b0,resnet50 --accel tpu-v3,v100 --out "$tmp/roof.svg"
+contains "roofline svg" "$tmp/roof.svg" "<svg"
+contains "flops-latency svg" "$tmp/roof-flops-latency.svg" "<svg"
+check "roofline json" 0 "$dcnas" roofline --models efficientnet-b0 --accel v100 --format json
+json_ok "roofline json parses" "$tmp/out"
+check "sweep" 0 "$dcnas" sweep efficientnet-b0 --accel tpu-v3 --set hbm.bandwidth_gbps=450,900,1800 --out "$tmp/sweep.svg"
+contains "sweep rows" "$tmp/out" "hbm.bandwidth_gbps=1800"
+contains "sweep svg" "$tmp/sweep.svg" "<svg"
+check "sweep csv" 0 "$dcnas" sweep efficientnet-b0 --accel tpu-v3 --set matrix_unit.rows=64,128 --format csv
+contains "sweep csv header" "$tmp/out" "variant,latency_ms"
+check "sweep needs --set" 2 "$dcnas" sweep efficientnet-b0 --accel tpu-v3
+check "compare" 0 "$dcnas" compare --family efficientnet,efficientnet-x-tpu --accel tpu-v3
+contains "compare geomean" "$tmp/out" "geomean"
+check "compare json" 0 "$dcnas" compare --family efficientnet,efficientnet-x-gpu --accel v100 --format json
+json_ok "compare json parses" "$tmp/out"
+check "compare pairs" 0 "$dcnas" compare --pairs resnet50:efficientnet-x-gpu-b3 --accel v100
+check "compare unknown family" 2 "$dcnas" compare --family efficientnet,efficientnet-z --accel v100
+
 if [ "$fails" -ne 0 ]; then echo "$fails smoke checks failed"; exit 1; fi
 echo "all smoke checks passed"

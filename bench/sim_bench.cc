@@ -1,0 +1,115 @@
+// Simulator speed: EfficientNet-B0 at batch 128 on tpu-v3 (warm and cold cost cache, with and
+// without the per-op report), graph preparation, and the whole zoo on every shipped accelerator.
+// Targets (issue 3): <= 20 us warm, <= 200 us cold, whole zoo x accelerators < 1 s.
+#include <benchmark/benchmark.h>
+
+#include "models/registry.h"
+#include "sim/engine.h"
+
+namespace {
+
+using namespace dcnas;
+
+struct B0 {
+  models::Graph graph;
+  sim::PreparedGraph prepared;
+  sim::SimSetup setup;
+  B0()
+      : graph(models::BuiltinModels().Build("efficientnet-b0", {224, 128, models::DType::kBf16})),
+        prepared(sim::Prepare(graph)),
+        setup(sim::LoadSetup("tpu-v3", "xla-tpu", "", {})) {}
+};
+
+const B0& Fixture() {
+  static const B0 kB0;
+  return kB0;
+}
+
+void B0WarmTotals(benchmark::State& state) {
+  const B0& f = Fixture();
+  sim::CostCache cache;
+  const sim::SimOptions options{true, false};
+  sim::Simulate(f.prepared, f.setup.spec, f.setup.stack, f.setup.calibration, options, &cache);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sim::Simulate(f.prepared, f.setup.spec, f.setup.stack,
+                                           f.setup.calibration, options, &cache));
+  }
+}
+BENCHMARK(B0WarmTotals)->Unit(benchmark::kMicrosecond);
+
+void B0ColdTotals(benchmark::State& state) {
+  const B0& f = Fixture();
+  const sim::SimOptions options{true, false};
+  for (auto _ : state) {
+    sim::CostCache cache(512);
+    benchmark::DoNotOptimize(sim::Simulate(f.prepared, f.setup.spec, f.setup.stack,
+                                           f.setup.calibration, options, &cache));
+  }
+}
+BENCHMARK(B0ColdTotals)->Unit(benchmark::kMicrosecond);
+
+void B0WarmFullReport(benchmark::State& state) {
+  const B0& f = Fixture();
+  sim::CostCache cache;
+  const sim::SimOptions options{true, true};
+  sim::Simulate(f.prepared, f.setup.spec, f.setup.stack, f.setup.calibration, options, &cache);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sim::Simulate(f.prepared, f.setup.spec, f.setup.stack,
+                                           f.setup.calibration, options, &cache));
+  }
+}
+BENCHMARK(B0WarmFullReport)->Unit(benchmark::kMicrosecond);
+
+void B0PrepareAndSimulateCold(benchmark::State& state) {
+  const B0& f = Fixture();
+  const sim::SimOptions options{true, false};
+  for (auto _ : state) {
+    sim::CostCache cache(512);
+    benchmark::DoNotOptimize(
+        sim::Simulate(f.graph, f.setup.spec, f.setup.stack, f.setup.calibration, options, &cache));
+  }
+}
+BENCHMARK(B0PrepareAndSimulateCold)->Unit(benchmark::kMicrosecond);
+
+// Every zoo model (prepared once, as search does) on every shipped accelerator with its default
+// stack and precision; a fresh cost cache per accelerator.
+void ZooOnEveryAccelerator(benchmark::State& state) {
+  const auto& registry = models::BuiltinModels();
+  std::vector<sim::SimSetup> setups;
+  for (const auto& name : sim::AcceleratorNames())
+    setups.push_back(sim::LoadSetup(name, "", "", {}));
+  std::vector<models::Graph> graphs[3];  // fp32, fp16, bf16
+  const models::DType dtypes[3] = {models::DType::kFp32, models::DType::kFp16,
+                                   models::DType::kBf16};
+  std::vector<sim::PreparedGraph> prepared[3];
+  for (int d = 0; d < 3; ++d) {
+    for (const auto& name : registry.Names()) {
+      models::BuildOptions o;
+      o.batch = 128;
+      o.dtype = dtypes[d];
+      graphs[d].push_back(registry.Build(name, o));
+    }
+    for (const auto& g : graphs[d]) prepared[d].push_back(sim::Prepare(g));
+  }
+  int64_t sims = 0;
+  for (auto _ : state) {
+    for (const auto& s : setups) {
+      const int d = s.spec.kind == "tpu" ? 2 : s.spec.kind == "gpu" ? 1 : 0;
+      sim::CostCache cache;
+      for (const auto& p : prepared[d]) {
+        benchmark::DoNotOptimize(
+            sim::Simulate(p, s.spec, s.stack, s.calibration, {true, false}, &cache));
+        ++sims;
+      }
+    }
+  }
+  state.counters["models"] = static_cast<double>(registry.Names().size());
+  state.counters["accelerators"] = static_cast<double>(setups.size());
+  state.counters["sims_per_s"] =
+      benchmark::Counter(static_cast<double>(sims), benchmark::Counter::kIsRate);
+}
+BENCHMARK(ZooOnEveryAccelerator)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Training throughput of dcnas (LibTorch C++) against Python PyTorch of the same version on the
+# identical network: the graph dcnas times is exported as JSON and rebuilt op for op in Python
+# (bench/torch_train_step.py). Both time the same step (forward to the logits, cross-entropy,
+# backward, SGD momentum update) on the same batch with the same thread count.
+#
+# usage: bench/train_throughput_compare.sh [DCNAS_BIN] [MODEL] [BATCH] [THREADS] [REPEATS]
+# defaults: build-torch/cli/dcnas efficientnet-b0 128 1 10; proxy scaling as `dcnas train --proxy`
+# (32 px, 1 input channel, 10 classes, 1 removed downsampling, width x0.25).
+# Needs python3-torch (apt-get install python3-torch); set PYTHON to use another interpreter.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+dcnas=${1:-$here/../build-torch/cli/dcnas}
+model=${2:-efficientnet-b0}
+batch=${3:-128}
+threads=${4:-1}
+repeats=${5:-10}
+python=${PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+proxy=(--resolution 32 --in-channels 1 --num-classes 10 --removed-downsamples 1 --width-scale 0.25)
+# Export the exact graph (one short untimed-quality run), then time both sides alternately so
+# that load from other processes hits them alike.
+"$dcnas" measure "$model" "${proxy[@]}" --batch "$batch" --repeats 1 --warmup 0 \
+  --save-graphs "$tmp/graphs" --out "$tmp/export.csv" 2>/dev/null
+graph=$(ls "$tmp"/graphs/*.json)
+
+cpp=()
+py=()
+for round in 1 2 3; do
+  "$dcnas" measure --graph "$graph" --mode train --threads "$threads" --repeats "$repeats" \
+    --warmup 3 --out "$tmp/cpp$round.csv" 2>/dev/null
+  cpp+=("$(tail -1 "$tmp/cpp$round.csv" | cut -d, -f9)")
+  py+=("$("$python" "$here/torch_train_step.py" "$graph" --threads "$threads" \
+    --repeats "$repeats" --warmup 3 | "$python" -c 'import json,sys; print(json.load(sys.stdin)["images_per_s"])')")
+done
+
+"$python" - "$model" "$batch" "$threads" "${cpp[*]}" "${py[*]}" <<'PY'
+import statistics, sys
+model, batch, threads = sys.argv[1:4]
+cpp = [float(v) for v in sys.argv[4].split()]
+py = [float(v) for v in sys.argv[5].split()]
+c, p = max(cpp), max(py)
+import torch
+print(f"model {model} (proxy 32 px), batch {batch}, {threads} thread(s), torch {torch.__version__}")
+print(f"dcnas LibTorch C++ : {c:8.1f} images/s (best of rounds {', '.join(f'{v:.1f}' for v in cpp)})")
+print(f"Python PyTorch     : {p:8.1f} images/s (best of rounds {', '.join(f'{v:.1f}' for v in py)})")
+print(f"ratio C++ / Python : {c / p:8.3f} (goal: >= 0.85)")
+PY

@@ -1,0 +1,103 @@
+// Published latency measurements: the CSV schema of data/measurements/*.csv, its strict loader,
+// and the selection of the rows one calibration uses.
+//
+// Every row is one (model, device, stack, precision, batch, image size) measurement with its
+// provenance. Rows belong to exactly one regime (see data/README.md); a calibration never mixes
+// regimes.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace dcnas::models {
+class ModelRegistry;
+}
+
+namespace dcnas::calibrate {
+
+// The measurement regimes (data/README.md): what the published number includes.
+inline constexpr const char* kRegimeLargeBatch = "large_batch";
+inline constexpr const char* kRegimeEngineLatency = "engine_latency";
+inline constexpr const char* kRegimeFrameworkLatency = "framework_latency";
+const std::vector<std::string>& RegimeNames();
+const std::vector<std::string>& PrecisionNames();  // fp32, tf32, fp16, bf16, int8
+
+struct Measurement {
+  std::string model;      // dcnas zoo name
+  std::string device;     // dcnas accelerator name
+  std::string stack;      // dcnas stack name
+  std::string precision;  // fp32, tf32, fp16, bf16, int8
+  int batch_size = 0;
+  int image_size = 0;
+  double latency_ms = 0;            // per batch; from throughput when only that was published
+  double throughput_img_per_s = 0;  // 0 when not published
+  std::string regime;
+  std::string source_id;
+  std::string source_ref;
+  std::string source_model;                  // the source's own name (optional column)
+  std::map<std::string, std::string> extra;  // other columns (notes, layout, stack_version, ...)
+  std::string file;
+  int line = 0;
+
+  double latency_per_image_ms() const { return latency_ms / batch_size; }
+  // "file:line" for messages.
+  std::string where() const { return file + ":" + std::to_string(line); }
+  // The value of an extra column, or "" when absent.
+  std::string Extra(const std::string& column) const;
+};
+
+// Names a measurement file may use; an empty set accepts any name.
+struct Vocabulary {
+  std::set<std::string> devices;
+  std::set<std::string> stacks;
+};
+
+// Columns every measurement file must have. `latency_ms` may be empty in a row when
+// `throughput_img_per_s` is given (then latency = batch / throughput).
+const std::vector<std::string>& RequiredColumns();
+
+// Parses CSV text. Throws InputError naming file:line and column for: a missing required
+// column, a row with the wrong number of fields, a malformed, non-finite, zero or negative
+// number, an unknown device, stack, precision or regime.
+std::vector<Measurement> ParseMeasurements(const std::string& text, const std::string& file_name,
+                                           const Vocabulary& vocabulary);
+
+// Reads and parses one file.
+std::vector<Measurement> LoadMeasurements(const std::string& path, const Vocabulary& vocabulary);
+
+// Which rows a calibration uses: exact matches on device, stack, precision and regime (empty =
+// any) and on extra columns (`where`: column -> value).
+struct Selection {
+  std::string device;
+  std::string stack;
+  std::string precision;
+  std::string regime;
+  std::map<std::string, std::string> where;
+};
+
+std::vector<Measurement> Select(const std::vector<Measurement>& rows, const Selection& selection);
+
+// Throws InputError when the rows span more than one regime: the regimes are never mixed. The
+// message lists the regimes and their row counts and asks for --regime.
+void RequireSingleRegime(const std::vector<Measurement>& rows);
+
+// A row set aside, with the reason.
+struct Exclusion {
+  Measurement row;
+  std::string reason;
+};
+
+struct Resolved {
+  std::vector<Measurement> usable;
+  std::vector<Exclusion> excluded;
+  // reason -> count, for reports ("unknown model 'x'" rows are counted under "unknown model").
+  std::map<std::string, int> CountsByReason() const;
+};
+
+// Splits rows into those whose model the registry can build and those it cannot (reason
+// "unknown model"). Nothing is dropped silently.
+Resolved ResolveModels(const std::vector<Measurement>& rows, const models::ModelRegistry& registry);
+
+}  // namespace dcnas::calibrate

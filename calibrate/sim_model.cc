@@ -1,0 +1,141 @@
+#include "calibrate/sim_model.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/errors.h"
+#include "common/text.h"
+#include "sim/engine.h"
+
+namespace dcnas::calibrate {
+namespace {
+
+const sim::CalibrationField& FindField(const std::string& name) {
+  std::vector<std::string> names;
+  for (const sim::CalibrationField& f : sim::CalibrationFields()) {
+    if (name == f.name) return f;
+    names.emplace_back(f.name);
+  }
+  throw InputError("unknown calibration parameter '" + name + "'" + DidYouMean(name, names) +
+                   " (fittable: " + Join(names, ", ") + ")");
+}
+
+}  // namespace
+
+const std::vector<std::string>& DefaultFitFields() {
+  static const std::vector<std::string> kFields = {"matrix_efficiency", "vector_efficiency",
+                                                   "memory_efficiency", "overlap",
+                                                   "kernel_overhead_scale"};
+  return kFields;
+}
+
+ParameterSpec FitRange(const std::string& field, const sim::CalibrationParams& start) {
+  const sim::CalibrationField& f = FindField(field);
+  ParameterSpec spec;
+  spec.name = f.name;
+  spec.meaning = f.doc;
+  const double value = start.*f.member;
+  if (f.max <= 1.0) {
+    spec.lower = f.min;
+    spec.upper = f.max;
+  } else {
+    if (!(value > 0)) {
+      throw InputError("calibration parameter '" + field + "' starts at " + std::to_string(value) +
+                       "; a multiplier must start above 0 to be fitted");
+    }
+    spec.lower = std::max(f.min, value / kMaxScaleFactor);
+    spec.upper = std::min(f.max, value * kMaxScaleFactor);
+  }
+  // The bounds are open: a start on a bound moves just inside it.
+  const double margin = 1e-3 * (spec.upper - spec.lower);
+  spec.default_value = std::clamp(value, spec.lower + margin, spec.upper - margin);
+  return spec;
+}
+
+models::DType PrecisionDType(const std::string& precision) {
+  if (precision == "fp32" || precision == "tf32") return models::DType::kFp32;
+  return models::ParseDType(precision);
+}
+
+SimLatencyModel::SimLatencyModel(sim::AcceleratorSpec spec, sim::StackProfile stack,
+                                 sim::CalibrationParams start,
+                                 const std::vector<std::string>& fit_fields,
+                                 const models::ModelRegistry& registry)
+    : spec_(std::move(spec)),
+      stack_(std::move(stack)),
+      start_(std::move(start)),
+      registry_(registry) {
+  if (fit_fields.empty()) throw InputError("calibration: no parameters to fit");
+  for (const std::string& name : fit_fields) {
+    if (std::any_of(parameters_.begin(), parameters_.end(),
+                    [&](const ParameterSpec& p) { return p.name == name; })) {
+      throw InputError("calibration parameter '" + name + "' named twice");
+    }
+    parameters_.push_back(FitRange(name, start_));
+    members_.push_back(FindField(name).member);
+  }
+}
+
+sim::CalibrationParams SimLatencyModel::Apply(const std::vector<double>& params) const {
+  if (params.size() != members_.size()) {
+    throw InternalError("calibration: " + std::to_string(params.size()) + " values for " +
+                        std::to_string(members_.size()) + " parameters");
+  }
+  sim::CalibrationParams c = start_;
+  for (size_t i = 0; i < params.size(); ++i) c.*members_[i] = params[i];
+  return c;
+}
+
+const sim::PreparedGraph& SimLatencyModel::Graph(const Measurement& row) const {
+  const models::DType dtype = PrecisionDType(row.precision);
+  const GraphKey key{row.model, row.image_size, row.batch_size, static_cast<int>(dtype)};
+  auto it = graphs_.find(key);
+  if (it == graphs_.end()) {
+    models::BuildOptions options;
+    options.resolution = row.image_size;
+    options.batch = row.batch_size;
+    options.dtype = dtype;
+    auto built = std::make_unique<BuiltGraph>();
+    try {
+      built->graph = registry_.Build(row.model, options);
+    } catch (const InputError& e) {
+      throw InputError(row.where() + ": cannot build " + row.model + ": " + e.what());
+    }
+    built->prepared = sim::Prepare(built->graph);
+    it = graphs_.emplace(key, std::move(built)).first;
+  }
+  return it->second->prepared;
+}
+
+double SimLatencyModel::Simulate(const sim::CalibrationParams& calibration,
+                                 const Measurement& row) const {
+  sim::SimOptions options;
+  options.details = false;
+  const sim::Report report =
+      sim::Simulate(Graph(row), spec_, stack_, calibration, options, &cache_);
+  return report.latency_s * 1e3;
+}
+
+double SimLatencyModel::PredictMs(const std::vector<double>& params, const Measurement& row) const {
+  return Simulate(Apply(params), row);
+}
+
+std::vector<double> SimLatencyModel::PredictAllMs(const std::vector<double>& params,
+                                                  const std::vector<Measurement>& rows) const {
+  const sim::CalibrationParams calibration = Apply(params);
+  // Entries for earlier parameter vectors are never hit again: start each evaluation empty.
+  cache_.Clear();
+  // Rows that share a graph (repeated measurements of one configuration) are simulated once.
+  std::map<const sim::PreparedGraph*, double> latency_ms;
+  std::vector<double> out;
+  out.reserve(rows.size());
+  for (const Measurement& row : rows) {
+    const sim::PreparedGraph* graph = &Graph(row);
+    auto it = latency_ms.find(graph);
+    if (it == latency_ms.end()) it = latency_ms.emplace(graph, Simulate(calibration, row)).first;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+}  // namespace dcnas::calibrate

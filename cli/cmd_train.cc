@@ -1,0 +1,150 @@
+// dcnas train: trains a layer graph on Fashion-MNIST with LibTorch.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "models/block_string.h"
+#include "models/counts.h"
+#include "models/graph_json.h"
+#include "models/torch/train.h"
+
+namespace dcnas::cli {
+namespace {
+
+namespace lt = models::libtorch;
+
+// Proxy scaling defaults (--proxy): the Fashion-MNIST acceptance runs in models/torch/README.md
+// use these settings.
+constexpr int kProxyResolution = 32;
+constexpr int kProxyRemovedDownsamples = 1;
+constexpr double kProxyWidthScale = 0.25;
+
+}  // namespace
+
+int RunTrain(const Args& args) {
+  po::options_description options("options");
+  std::string model, graph_path, optimizer, out;
+  std::vector<std::string> blocks;
+  double width = 1.0, depth = 1.0, width_scale = 0.0;
+  int resolution = 0, removed = -1;
+  bool proxy = false, no_augment = false;
+  lt::TrainOptions t;
+  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
+      "graph", po::value(&graph_path), "train the layer graph in this JSON file instead")(
+      "blocks", po::value(&blocks)->multitoken(),
+      "train an EfficientNet-style network from block strings instead")(
+      "width", po::value(&width)->default_value(1.0), "width coefficient for --blocks")(
+      "depth", po::value(&depth)->default_value(1.0), "depth coefficient for --blocks")(
+      "dataset", po::value(&t.dataset)->default_value("fashion-mnist"), "dataset: fashion-mnist")(
+      "data-dir", po::value(&t.data_dir)->default_value(lt::kFashionMnistDir),
+      "directory of the gzipped IDX files")("epochs", po::value(&t.epochs)->default_value(10),
+                                            "training epochs")(
+      "resolution", po::value(&resolution)->default_value(0),
+      "input resolution in pixels (images are resized; default 32 with --proxy, else 28)")(
+      "batch", po::value(&t.batch)->default_value(128), "training batch size")(
+      "optimizer", po::value(&optimizer)->default_value("sgd"), "sgd, rmsprop or adamw")(
+      "lr", po::value(&t.learning_rate)->default_value(0.0),
+      "peak learning rate (0: sgd 0.1, rmsprop 0.008, adamw 0.002)")(
+      "weight-decay", po::value(&t.weight_decay)->default_value(-1.0),
+      "weight decay (< 0: sgd 5e-5, rmsprop 1e-5, adamw 0.05)")(
+      "warmup-epochs", po::value(&t.warmup_epochs)->default_value(1.0),
+      "linear learning-rate warm-up before the cosine decay")(
+      "label-smoothing", po::value(&t.label_smoothing)->default_value(0.1), "label smoothing")(
+      "no-augment", po::bool_switch(&no_augment), "no random horizontal flips")(
+      "seed", po::value(&t.seed)->default_value(0), "random seed (initialisation, order, flips)")(
+      "threads", po::value(&t.threads)->default_value(1),
+      "LibTorch threads (a run is deterministic with 1)")(
+      "limit-train", po::value(&t.limit_train)->default_value(0),
+      "train on at most N images (0: all 55,000)")(
+      "limit-eval", po::value(&t.limit_eval)->default_value(0),
+      "validate and test on at most N images each (0: all)")(
+      "proxy", po::bool_switch(&proxy),
+      "proxy scaling for 28-32 px inputs: resolution 32, 1 removed stride-2 stage, width x0.25")(
+      "removed-downsamples", po::value(&removed)->default_value(-1),
+      "stride-2 stages run at stride 1 (default 1 with --proxy, else 0)")(
+      "width-scale", po::value(&width_scale)->default_value(0.0),
+      "multiplies channel widths (default 0.25 with --proxy, else 1)")(
+      "out", po::value(&out), "run directory: checkpoint, metrics.jsonl, result.json")(
+      "resume", po::bool_switch(&t.resume), "continue the run in --out from its last checkpoint")(
+      "stop-after-epoch", po::value(&t.stop_after_epoch)->default_value(0),
+      "stop once this epoch is done (train in parts with --resume)");
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  if (!Parse(
+          args,
+          "dcnas train MODEL|--graph g.json|--blocks S... --dataset fashion-mnist "
+          "[--epochs E] [--resolution R] [--batch B] [--optimizer sgd|rmsprop|adamw] [--lr L] "
+          "[--seed S] [--proxy] --out RUN_DIR [--resume]",
+          "Trains a model on Fashion-MNIST with LibTorch: 5,000 training images held out for\n"
+          "validation, cosine learning rate with warm-up, label smoothing, weight decay.\n"
+          "Prints a line per epoch (loss, accuracy, images/s, ETA), writes RUN_DIR/metrics.jsonl,\n"
+          "a checkpoint per epoch (--resume continues it) and RUN_DIR/result.json with the\n"
+          "test accuracy. Zoo models and --blocks networks are built with 1 input channel and\n"
+          "10 classes; --proxy shrinks them for 28-32 px inputs.",
+          options, positional, vm)) {
+    return 0;
+  }
+  if (out.empty()) throw UsageError("dcnas train needs --out RUN_DIR");
+  t.out_dir = out;
+  t.optimizer = lt::ParseOptimizer(optimizer);
+  t.augment = !no_augment;
+  const int sources =
+      (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
+  if (sources != 1) throw UsageError("give exactly one of: a model name, --graph, --blocks");
+
+  models::BuildOptions build;
+  build.resolution = resolution > 0 ? resolution : (proxy ? kProxyResolution : 28);
+  build.batch = t.batch;
+  build.num_classes = 10;
+  build.in_channels = 1;
+  build.proxy_removed_downsamples = removed >= 0 ? removed : (proxy ? kProxyRemovedDownsamples : 0);
+  build.width_scale = width_scale > 0 ? width_scale : (proxy ? kProxyWidthScale : 1.0);
+  models::Graph graph;
+  if (!graph_path.empty()) {
+    if (resolution > 0 || proxy || removed >= 0 || width_scale > 0) {
+      throw UsageError(
+          "--graph trains the graph as it is: --resolution, --proxy, "
+          "--removed-downsamples and --width-scale apply to zoo models and --blocks");
+    }
+    graph = models::ReadGraphFile(graph_path);
+  } else if (!blocks.empty()) {
+    if (!(width > 0) || !(depth > 0)) throw UsageError("--width and --depth must be positive");
+    models::BlockNetworkSpec spec;
+    spec.blocks = blocks;
+    spec.width = width;
+    spec.depth = depth;
+    graph = models::BuildBlockNetwork("blocks", spec, build);
+  } else {
+    graph = models::BuiltinModels().Build(model, build);
+  }
+
+  // The run directory records the exact graph it trains.
+  std::filesystem::create_directories(out);
+  models::WriteGraphFile(graph, out + "/graph.json");
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  std::cerr << "training " << graph.info().model << ": " << models::CountGraph(graph).params
+            << " parameters, " << build.resolution << " px, batch " << t.batch << ", " << t.epochs
+            << " epochs, " << optimizer << ", " << t.threads << " thread(s)\n";
+  auto progress = [terminal](const std::string& line, bool final) {
+    if (final) {
+      std::cerr << (terminal ? "\r\033[K" : "") << line << "\n";
+    } else if (terminal) {
+      std::cerr << "\r\033[K" << line << std::flush;
+    }
+  };
+  const lt::TrainResult r = lt::Train(graph, t, progress);
+  if (!r.finished) {
+    std::cout << r.model << ": stopped after epoch " << r.epochs << " of " << t.epochs
+              << "; continue with --resume --out " << out << "\n";
+    return 0;
+  }
+  std::cout << r.model << ": test accuracy " << 100.0 * r.test_accuracy << "% after " << r.epochs
+            << " epochs (" << lt::FormatDuration(r.train_time_s) << " of training, "
+            << static_cast<int64_t>(r.images_per_s) << " img/s); " << out << "/result.json\n";
+  return 0;
+}
+
+}  // namespace dcnas::cli

@@ -1,0 +1,32 @@
+// Shared option handling for the simulator commands (sim, roofline, sweep, compare).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "sim/engine.h"
+
+namespace dcnas::cli {
+
+// --accel/--stack/--calibration/--set/--precision options shared by the simulator commands.
+struct SimSelection {
+  std::string accel = "tpu-v3";
+  std::string stack;
+  std::string calibration;
+  std::string precision;
+  std::vector<std::string> sets;
+  bool no_fusion = false;
+
+  void AddOptions(po::options_description& options, bool multi_accel);
+  std::vector<sim::Override> Overrides() const;
+  // The precision for an accelerator kind: --precision if given, else bf16 (tpu), fp16 (gpu),
+  // fp32 (cpu).
+  std::string PrecisionFor(const std::string& accelerator_kind) const;
+  sim::SimOptions Options() const;
+};
+
+// Comma-separated list, trimmed, empty entries dropped.
+std::vector<std::string> SplitList(const std::string& text);
+
+}  // namespace dcnas::cli

@@ -1,0 +1,104 @@
+#include "models/torch/measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+
+#include "common/errors.h"
+#include "models/torch/lower.h"
+
+namespace dcnas::models::libtorch {
+
+double Median(std::vector<double> samples) {
+  if (samples.empty()) throw InternalError("median of an empty sample");
+  std::sort(samples.begin(), samples.end());
+  const size_t n = samples.size();
+  return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
+double Spread(const std::vector<double>& samples) {
+  if (samples.empty()) throw InternalError("spread of an empty sample");
+  const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+  return *hi - *lo;
+}
+
+std::string CpuModelName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(colon + 1);
+    const size_t first = name.find_first_not_of(" \t");
+    const size_t last = name.find_last_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    return name.substr(first, last - first + 1);
+  }
+  return "unknown-cpu";
+}
+
+int SetThreads(int threads) {
+  if (threads < 1) throw InputError("threads must be at least 1, got " + std::to_string(threads));
+  ::torch::set_num_threads(threads);
+  return ::at::get_num_threads();
+}
+
+Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {
+  if (options.repeats < 1) {
+    throw InputError("repeats must be at least 1, got " + std::to_string(options.repeats));
+  }
+  if (options.warmup < 0) {
+    throw InputError("warm-up runs must not be negative, got " + std::to_string(options.warmup));
+  }
+  Measurement m;
+  m.model = graph.info().model;
+  m.threads = SetThreads(options.threads);
+  m.mode = options.mode;
+  ::torch::manual_seed(options.seed);
+  GraphModule module(graph);
+  const int input_id = graph.Inputs().at(0);
+  const Shape& in = graph.op(input_id).out.shape;
+  m.batch = static_cast<int>(in.n);
+  m.resolution_px = static_cast<int>(in.h);
+  const ::torch::Tensor input = ::torch::randn(NchwSizes(in));
+
+  std::function<void()> step;
+  std::unique_ptr<::torch::optim::SGD> optimizer;
+  ::torch::Tensor labels;
+  if (options.mode == MeasureMode::kInference) {
+    module->eval();
+    step = [&] {
+      ::torch::InferenceMode guard;
+      const ::torch::Tensor y = module->forward(input);
+      (void)y;
+    };
+  } else {
+    module->train();
+    const int64_t classes = graph.op(module->logits_id()).out.shape.per_image();
+    labels = ::torch::randint(classes, {in.n}, ::torch::kLong);
+    optimizer = std::make_unique<::torch::optim::SGD>(
+        module->parameters(), ::torch::optim::SGDOptions(0.01).momentum(0.9));
+    step = [&] {
+      optimizer->zero_grad();
+      const ::torch::Tensor loss =
+          ::torch::nn::functional::cross_entropy(module->Logits(input), labels);
+      loss.backward();
+      optimizer->step();
+    };
+  }
+  for (int i = 0; i < options.warmup; ++i) step();
+  for (int i = 0; i < options.repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    const auto end = std::chrono::steady_clock::now();
+    m.samples_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  m.median_ms = Median(m.samples_ms);
+  m.spread_ms = Spread(m.samples_ms);
+  m.throughput_img_per_s = m.median_ms > 0 ? 1000.0 * m.batch / m.median_ms : 0.0;
+  return m;
+}
+
+}  // namespace dcnas::models::libtorch

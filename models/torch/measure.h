@@ -1,0 +1,51 @@
+// Timing layer graphs on this machine's CPU with LibTorch: warm-up runs, then repeated timed
+// runs, summarised by the median and the spread (max - min). No LibTorch headers here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/graph.h"
+
+namespace dcnas::models::libtorch {
+
+enum class MeasureMode {
+  kInference,  // forward pass in inference mode (batch norm uses running statistics)
+  kTrain,      // one training step: forward, cross-entropy loss, backward, SGD update
+};
+
+struct MeasureOptions {
+  MeasureMode mode = MeasureMode::kInference;
+  int threads = 1;   // LibTorch intra-op threads
+  int warmup = 2;    // untimed runs before the timed ones
+  int repeats = 5;   // timed runs
+  uint64_t seed = 0;
+};
+
+struct Measurement {
+  std::string model;
+  int batch = 0;
+  int resolution_px = 0;
+  int threads = 0;
+  MeasureMode mode = MeasureMode::kInference;
+  std::vector<double> samples_ms;  // one per timed run, in run order
+  double median_ms = 0.0;
+  double spread_ms = 0.0;          // max - min of the samples
+  double throughput_img_per_s = 0.0;  // batch / median
+};
+
+// Lowers `graph` (batch and resolution as built) and times it. Throws InputError on impossible
+// options (threads, repeats < 1) or graphs that cannot be lowered.
+Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options);
+
+// Median and max - min of a non-empty sample.
+double Median(std::vector<double> samples);
+double Spread(const std::vector<double>& samples);
+
+// The CPU model from /proc/cpuinfo ("model name"), or "unknown-cpu".
+std::string CpuModelName();
+
+// Number of LibTorch intra-op threads after setting them (checks the setting took effect).
+int SetThreads(int threads);
+
+}  // namespace dcnas::models::libtorch

@@ -1,0 +1,299 @@
+#include "sim/config_tree.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "common/errors.h"
+#include "common/text.h"
+
+namespace dcnas::sim {
+namespace {
+
+bool IsIndex(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+std::vector<std::string> MapKeys(const YAML::Node& node) {
+  std::vector<std::string> keys;
+  if (!node.IsMap()) return keys;
+  for (const auto& kv : node) keys.push_back(kv.first.as<std::string>());
+  return keys;
+}
+
+YAML::Node Merge(const YAML::Node& parent, const YAML::Node& child) {
+  if (!parent.IsMap() || !child.IsMap()) return YAML::Clone(child);
+  YAML::Node out = YAML::Clone(parent);
+  for (const auto& kv : child) {
+    const auto key = kv.first.as<std::string>();
+    if (out[key] && out[key].IsMap() && kv.second.IsMap()) {
+      out[key] = Merge(out[key], kv.second);
+    } else {
+      out[key] = YAML::Clone(kv.second);
+    }
+  }
+  return out;
+}
+
+YAML::Node ResolveChain(const YAML::Node& node, const std::string& file, const std::string& dir,
+                        std::vector<std::string>* chain, std::set<std::string>& seen) {
+  if (!node.IsMap()) throw InputError(file + ": expected a YAML map at the top level");
+  if (!node["extends"]) return YAML::Clone(node);
+  const YAML::Node ext = node["extends"];
+  if (!ext.IsScalar()) throw InputError(file + ": key 'extends' must be a name");
+  const auto parent_name = ext.as<std::string>();
+  const std::string parent_file = dir + "/" + parent_name + ".yaml";
+  if (!seen.insert(parent_name).second) {
+    throw InputError(file + ": key 'extends': cycle through '" + parent_name + "'");
+  }
+  if (!std::filesystem::exists(parent_file)) {
+    std::vector<std::string> names;
+    if (std::filesystem::is_directory(dir)) {
+      for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+      }
+    }
+    throw InputError(file + ": key 'extends': unknown name '" + parent_name + "'" +
+                     DidYouMean(parent_name, names));
+  }
+  if (chain != nullptr) chain->push_back(parent_name);
+  YAML::Node parent = ResolveChain(LoadYamlFile(parent_file), parent_file, dir, chain, seen);
+  YAML::Node child = YAML::Clone(node);
+  child.remove("extends");
+  // The parent's identity keys are not inherited.
+  parent.remove("name");
+  parent.remove("description");
+  parent.remove("hypothetical");
+  return Merge(parent, child);
+}
+
+}  // namespace
+
+Override ParseOverride(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("--set '" + text + "': expected key.path=value");
+  }
+  return Override{text.substr(0, eq), text.substr(eq + 1)};
+}
+
+YAML::Node LoadYamlFile(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) +
+                     ": YAML syntax error: " + e.msg);
+  }
+}
+
+YAML::Node ResolveExtends(const YAML::Node& node, const std::string& file, const std::string& dir,
+                          std::vector<std::string>* chain) {
+  std::set<std::string> seen;
+  return ResolveChain(node, file, dir, chain, seen);
+}
+
+void ApplyOverrides(YAML::Node& root, const std::vector<Override>& overrides,
+                    const std::string& file) {
+  for (const Override& o : overrides) {
+    const std::vector<std::string> parts = Split(o.path, '.');
+    YAML::Node cur = root;
+    std::string walked;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::string& p = parts[i];
+      const std::string here = walked.empty() ? p : walked + "." + p;
+      const YAML::Node& ccur = cur;
+      if (cur.IsSequence()) {
+        if (!IsIndex(p) || std::stoul(p) >= cur.size()) {
+          throw InputError("--set " + o.path + ": '" + here + "' in " + file + " is a list of " +
+                           std::to_string(cur.size()) + " entries; use an index 0.." +
+                           std::to_string(cur.size()) + "-1");
+        }
+      } else if (!cur.IsMap() || !ccur[p]) {
+        throw InputError("--set " + o.path + ": no key '" + here + "' in " + file +
+                         DidYouMean(p, MapKeys(cur)));
+      }
+      YAML::Node next = cur.IsSequence() ? cur[std::stoul(p)] : cur[p];
+      if (i + 1 == parts.size()) {
+        if (!next.IsScalar()) {
+          throw InputError("--set " + o.path + ": '" + here + "' in " + file +
+                           " is not a single value");
+        }
+        next = o.value;
+      }
+      cur.reset(next);
+      walked = here;
+    }
+  }
+}
+
+ConfigReader::ConfigReader(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
+  if (!node_.IsMap()) {
+    throw InputError(file_ + ": key '" + (path_.empty() ? "<top>" : path_) +
+                     "' must be a map of keys");
+  }
+}
+
+std::string ConfigReader::KeyPath(const std::string& key) const {
+  if (key.empty()) return path_;
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+void ConfigReader::Fail(const std::string& key, const std::string& message) const {
+  throw InputError(file_ + ": key '" + KeyPath(key) + "': " + message);
+}
+
+bool ConfigReader::Has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+
+YAML::Node ConfigReader::Get(const std::string& key) {
+  read_.insert(key);
+  YAML::Node n = node_[key];
+  if (!n) Fail(key, "missing");
+  return n;
+}
+
+void ConfigReader::Skip(const std::string& key) { read_.insert(key); }
+
+double ConfigReader::Number(const std::string& key, double min, double max) {
+  const YAML::Node n = Get(key);
+  double v = 0.0;
+  if (!n.IsScalar()) Fail(key, "expected a number");
+  const std::string text = n.Scalar();
+  try {
+    size_t used = 0;
+    v = std::stod(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    Fail(key, "expected a number, got '" + text + "'");
+  }
+  if (!std::isfinite(v) || v < min || v > max) {
+    Fail(key, "value " + text + " out of range [" + std::to_string(min) + ", " +
+                  std::to_string(max) + "]");
+  }
+  return v;
+}
+
+int64_t ConfigReader::Integer(const std::string& key, int64_t min, int64_t max) {
+  const YAML::Node n = Get(key);
+  if (!n.IsScalar()) Fail(key, "expected an integer");
+  const std::string text = n.Scalar();
+  int64_t v = 0;
+  try {
+    size_t used = 0;
+    v = std::stoll(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    Fail(key, "expected an integer, got '" + text + "'");
+  }
+  if (v < min || v > max) {
+    Fail(key, "value " + text + " out of range [" + std::to_string(min) + ", " +
+                  std::to_string(max) + "]");
+  }
+  return v;
+}
+
+std::string ConfigReader::String(const std::string& key) {
+  const YAML::Node n = Get(key);
+  if (!n.IsScalar()) Fail(key, "expected a string");
+  return n.Scalar();
+}
+
+bool ConfigReader::Bool(const std::string& key) {
+  const YAML::Node n = Get(key);
+  if (!n.IsScalar()) Fail(key, "expected true or false");
+  const std::string& s = n.Scalar();
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  Fail(key, "expected true or false, got '" + s + "'");
+}
+
+double ConfigReader::NumberOr(const std::string& key, double fallback, double min, double max) {
+  if (!Has(key)) {
+    read_.insert(key);
+    return fallback;
+  }
+  return Number(key, min, max);
+}
+
+int64_t ConfigReader::IntegerOr(const std::string& key, int64_t fallback, int64_t min,
+                                int64_t max) {
+  if (!Has(key)) {
+    read_.insert(key);
+    return fallback;
+  }
+  return Integer(key, min, max);
+}
+
+std::string ConfigReader::StringOr(const std::string& key, const std::string& fallback) {
+  if (!Has(key)) {
+    read_.insert(key);
+    return fallback;
+  }
+  return String(key);
+}
+
+bool ConfigReader::BoolOr(const std::string& key, bool fallback) {
+  if (!Has(key)) {
+    read_.insert(key);
+    return fallback;
+  }
+  return Bool(key);
+}
+
+std::vector<std::string> ConfigReader::StringList(const std::string& key, bool allow_empty) {
+  const YAML::Node n = Get(key);
+  if (!n.IsSequence()) Fail(key, "expected a list");
+  if (n.size() == 0 && !allow_empty) Fail(key, "must not be empty");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (!n[i].IsScalar()) Fail(key + "." + std::to_string(i), "expected a string");
+    out.push_back(n[i].Scalar());
+  }
+  return out;
+}
+
+ConfigReader ConfigReader::Map(const std::string& key) {
+  YAML::Node n = Get(key);
+  if (!n.IsMap()) Fail(key, "expected a map of keys");
+  return {n, file_, KeyPath(key)};
+}
+
+std::vector<ConfigReader> ConfigReader::MapList(const std::string& key) {
+  YAML::Node n = Get(key);
+  if (!n.IsSequence()) Fail(key, "expected a list");
+  if (n.size() == 0) Fail(key, "must not be empty");
+  std::vector<ConfigReader> out;
+  for (size_t i = 0; i < n.size(); ++i) {
+    out.emplace_back(n[i], file_, KeyPath(key) + "." + std::to_string(i));
+  }
+  return out;
+}
+
+std::vector<std::string> ConfigReader::Keys() const { return MapKeys(node_); }
+
+void ConfigReader::Finish() const {
+  std::vector<std::string> known(read_.begin(), read_.end());
+  for (const auto& key : MapKeys(node_)) {
+    if (read_.count(key) == 0) {
+      throw InputError(file_ + ": unknown key '" + KeyPath(key) + "'" + DidYouMean(key, known));
+    }
+  }
+}
+
+uint64_t HashDouble(uint64_t h, double v) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return HashMix(h, bits);
+}
+
+uint64_t HashString(uint64_t h, const std::string& s) {
+  for (unsigned char c : s) h = HashMix(h, c);
+  return HashMix(h, s.size());
+}
+
+}  // namespace dcnas::sim

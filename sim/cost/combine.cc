@@ -1,0 +1,68 @@
+#include "sim/cost/combine.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dcnas::sim::cost {
+
+double VectorSeconds(double ops, double transcendentals, double ops_per_s,
+                     double transcendentals_per_s, double efficiency) {
+  double t = 0;
+  if (ops > 0) t += ops / (ops_per_s * efficiency);
+  if (transcendentals > 0) t += transcendentals / (transcendentals_per_s * efficiency);
+  return t;
+}
+
+double KernelHbmBytes(double input_bytes, double weight_bytes, double output_bytes,
+                      double usable_onchip_bytes) {
+  double passes = 1;
+  if (weight_bytes > usable_onchip_bytes && usable_onchip_bytes > 0) {
+    passes = std::ceil(weight_bytes / usable_onchip_bytes);
+  }
+  return input_bytes * passes + weight_bytes + output_bytes;
+}
+
+double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_efficiency,
+                     double onchip_bytes, double onchip_bytes_per_s, double onchip_efficiency) {
+  double t = 0;
+  if (hbm_bytes > 0) t += hbm_bytes / (hbm_bytes_per_s * memory_efficiency);
+  if (onchip_bytes > 0) t += onchip_bytes / (onchip_bytes_per_s * onchip_efficiency);
+  return t;
+}
+
+const char* BoundName(Bound bound) {
+  switch (bound) {
+    case Bound::kMatrix:
+      return "matrix";
+    case Bound::kVector:
+      return "vector";
+    case Bound::kMemory:
+      return "memory";
+    case Bound::kOverhead:
+      return "overhead";
+  }
+  return "?";
+}
+
+Combined Combine(double matrix_s, double vector_s, double memory_s, double overhead_s,
+                 double overlap, double class_scale) {
+  Combined c;
+  const double mx = std::max({matrix_s, vector_s, memory_s});
+  const double sum = matrix_s + vector_s + memory_s;
+  c.busy_s = class_scale * (mx + (1.0 - overlap) * (sum - mx));
+  c.total_s = c.busy_s + overhead_s;
+  double best = matrix_s;
+  c.bound = Bound::kMatrix;
+  if (vector_s > best) {
+    best = vector_s;
+    c.bound = Bound::kVector;
+  }
+  if (memory_s > best) {
+    best = memory_s;
+    c.bound = Bound::kMemory;
+  }
+  if (overhead_s > best) c.bound = Bound::kOverhead;
+  return c;
+}
+
+}  // namespace dcnas::sim::cost

@@ -1,0 +1,106 @@
+// AcceleratorSpec: the silicon, read from data/accelerators/NAME.yaml. Hardware is data: adding a
+// chip or a what-if variant (`extends: tpu-v3` plus a few changed keys, or `--set key=value`)
+// needs no code. sim/README.md documents every field and its unit.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/tensor.h"
+#include "sim/config_tree.h"
+
+namespace dcnas::sim {
+
+inline constexpr int kNumDTypes = 4;  // indexed by models::DType
+using PerDType = std::array<double, kNumDTypes>;
+inline int DTypeIndex(models::DType dtype) { return static_cast<int>(dtype); }
+
+enum class MatrixKind : uint8_t { kSystolic, kTensorCore };
+
+struct MatrixUnitSpec {
+  MatrixKind kind = MatrixKind::kSystolic;
+  // Systolic array: rows hold the reduction (K) dimension, columns the output channels (N).
+  int rows = 0;
+  int cols = 0;
+  // Tensor cores: the thread-block tile the vendor libraries use (M x N outputs, K per step) and
+  // how many such tiles one SM runs at once.
+  int tile_m = 0;
+  int tile_n = 0;
+  int tile_k = 0;
+  int tiles_per_core = 0;
+  int units_per_core = 1;  // MXUs per TensorCore, tensor cores per SM, AMX units per core
+  // Per unit; 0 = dtype not supported. Systolic: rows * cols / passes_per_dtype (from the file).
+  PerDType macs_per_cycle{};
+};
+
+struct VectorUnitSpec {
+  int lanes = 0;                         // ALUs per core (TPU lanes x sublanes, CUDA cores per SM)
+  PerDType ops_per_lane_per_cycle{};     // elementwise ops (an FMA counts as one op and one MAC)
+  double transcendentals_per_cycle = 0;  // exp/reciprocal results per cycle per core
+};
+
+struct OnChipLevel {
+  std::string name;  // vmem, l2, shared, ...
+  double capacity_kib = 0;
+  double bandwidth_gbps = 0;   // for the whole chip
+  bool per_core = false;       // capacity is per core (VMEM, shared memory) or chip-wide (L2)
+  bool holds_tensors = false;  // the level used for reuse and fusion decisions (exactly one)
+};
+
+struct AcceleratorSpec {
+  std::string name;
+  std::string description;
+  std::string file;  // resolved path
+  std::vector<std::string> extends_chain;
+  std::vector<Override> overrides;  // applied --set values
+  bool hypothetical = false;
+  std::string kind;  // tpu, gpu, cpu (informational)
+  double clock_ghz = 0;
+  int cores = 0;  // TensorCores, SMs, CPU cores
+  MatrixUnitSpec matrix_unit;
+  VectorUnitSpec vector_unit;
+  double hbm_capacity_gib = 0;
+  double hbm_bandwidth_gbps = 0;
+  std::vector<OnChipLevel> on_chip;  // non-empty
+  uint64_t fingerprint = 0;          // hash of every numeric field (cache identity)
+
+  double clock_hz() const { return clock_ghz * 1e9; }
+  bool MatrixSupports(models::DType dtype) const {
+    return matrix_unit.macs_per_cycle[DTypeIndex(dtype)] > 0;
+  }
+  // Whole-chip peaks. A dtype without its own vector rate runs at the fp32 rate.
+  double PeakMatrixMacsPerS(models::DType dtype) const;
+  double PeakVectorOpsPerS(models::DType dtype) const;
+  // FLOP/s used for rooflines: matrix peak (2 FLOPs per MAC), or the vector unit's FMA rate when
+  // the matrix unit does not support the dtype.
+  double PeakFlopsPerS(models::DType dtype) const;
+  double HbmBytesPerS() const { return hbm_bandwidth_gbps * 1e9; }
+  // The level with holds_tensors, used for reuse and fusion fit decisions (chip-wide bytes).
+  const OnChipLevel& ReuseLevel() const;
+  double ReuseCapacityBytes() const;
+  // Ridge point of the roofline (FLOP/byte).
+  double RidgeFlopPerByte(models::DType dtype) const {
+    return PeakFlopsPerS(dtype) / HbmBytesPerS();
+  }
+};
+
+// Names of the shipped accelerators (data/accelerators/*.yaml), sorted.
+std::vector<std::string> AcceleratorNames();
+
+// Loads by name (data/accelerators/NAME.yaml) or by path (anything containing '/' or ending in
+// .yaml). Resolves `extends`, applies overrides, validates. Throws InputError naming file and key
+// path (unknown key, wrong type, impossible value) or the closest names (unknown accelerator).
+AcceleratorSpec LoadAccelerator(const std::string& name_or_path,
+                                const std::vector<Override>& overrides = {});
+
+// Parses an already resolved YAML tree (tests build trees in memory).
+AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file);
+
+// Resolves a data-file name in data/<folder>/ (or a path) with closest-name errors.
+std::string ResolveDataFile(const std::string& folder, const std::string& name_or_path,
+                            const std::string& what);
+std::vector<std::string> DataFileNames(const std::string& folder);
+
+}  // namespace dcnas::sim

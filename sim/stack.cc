@@ -1,0 +1,117 @@
+#include "sim/stack.h"
+
+#include <filesystem>
+
+#include "common/errors.h"
+#include "sim/spec.h"
+
+namespace dcnas::sim {
+namespace {
+
+ExecUnit ParseUnit(ConfigReader& r, const std::string& key) {
+  const std::string v = r.String(key);
+  if (v == "matrix") return ExecUnit::kMatrix;
+  if (v == "vector") return ExecUnit::kVector;
+  r.Fail(key, "expected matrix or vector, got '" + v + "'");
+}
+
+}  // namespace
+
+int StackProfile::Alignment(models::DType dtype) const {
+  switch (dtype) {
+    case models::DType::kFp32:
+      return alignment_fp32;
+    case models::DType::kFp16:
+      return alignment_fp16;
+    case models::DType::kBf16:
+      return alignment_bf16;
+    case models::DType::kInt8:
+      return alignment_int8;
+  }
+  return 0;
+}
+
+std::vector<std::string> StackNames() { return DataFileNames("stacks"); }
+
+std::string DefaultStackFor(const std::string& accelerator_kind) {
+  if (accelerator_kind == "tpu") return "xla-tpu";
+  if (accelerator_kind == "gpu") return "tensorrt";
+  return "libtorch-cpu";
+}
+
+StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
+  ConfigReader r(root, file, "");
+  StackProfile s;
+  s.file = file;
+  s.name = r.String("name");
+  s.description = r.StringOr("description", "");
+  s.kernel_overhead_us = r.Number("kernel_overhead_us", 0, 1e6);
+  ConfigReader f = r.Map("fusion");
+  s.fuse_batch_norm = f.Bool("batch_norm");
+  s.fuse_bias = f.Bool("bias");
+  for (const std::string& a : f.StringList("activations", true)) {
+    try {
+      s.fused_activations |= 1U << static_cast<int>(models::ParseActivation(a));
+    } catch (const InputError& e) {
+      f.Fail("activations", e.what());
+    }
+  }
+  s.fuse_residual_add = f.Bool("residual_add");
+  s.fuse_se_multiply = f.Bool("se_multiply");
+  s.fuse_elementwise_chains = f.Bool("elementwise_chains");
+  s.max_group_ops = static_cast<int>(f.Integer("max_group_ops", 1, 1024));
+  f.Finish();
+  s.depthwise_unit = ParseUnit(r, "depthwise_unit");
+  s.grouped_conv_unit = ParseUnit(r, "grouped_conv_unit");
+  const std::string mapping = r.String("grouped_conv_mapping");
+  if (mapping == "packed") {
+    s.grouped_conv_mapping = GroupedMapping::kPacked;
+  } else if (mapping == "expanded") {
+    s.grouped_conv_mapping = GroupedMapping::kExpanded;
+  } else {
+    r.Fail("grouped_conv_mapping", "expected packed or expanded, got '" + mapping + "'");
+  }
+  s.layout = r.String("layout");
+  if (s.layout != "nhwc" && s.layout != "nchw") r.Fail("layout", "expected nhwc or nchw");
+  ConfigReader a = r.Map("alignment");
+  s.alignment_fp32 = static_cast<int>(a.IntegerOr("fp32", 0, 0, 4096));
+  s.alignment_fp16 = static_cast<int>(a.IntegerOr("fp16", 0, 0, 4096));
+  s.alignment_bf16 = static_cast<int>(a.IntegerOr("bf16", 0, 0, 4096));
+  s.alignment_int8 = static_cast<int>(a.IntegerOr("int8", 0, 0, 4096));
+  const std::string policy = a.String("unaligned");
+  if (policy == "pad") {
+    s.unaligned = UnalignedPolicy::kPad;
+  } else if (policy == "fallback") {
+    s.unaligned = UnalignedPolicy::kFallback;
+  } else {
+    a.Fail("unaligned", "expected pad or fallback, got '" + policy + "'");
+  }
+  a.Finish();
+  r.Finish();
+  uint64_t h = 0x84222325cbf29ce4ULL;
+  h = HashDouble(h, s.kernel_overhead_us);
+  for (uint64_t v :
+       {uint64_t{s.fuse_batch_norm}, uint64_t{s.fuse_bias}, uint64_t{s.fused_activations},
+        uint64_t{s.fuse_residual_add}, uint64_t{s.fuse_se_multiply},
+        uint64_t{s.fuse_elementwise_chains}, static_cast<uint64_t>(s.max_group_ops),
+        static_cast<uint64_t>(s.depthwise_unit), static_cast<uint64_t>(s.grouped_conv_unit),
+        static_cast<uint64_t>(s.grouped_conv_mapping), static_cast<uint64_t>(s.alignment_fp32),
+        static_cast<uint64_t>(s.alignment_fp16), static_cast<uint64_t>(s.alignment_bf16),
+        static_cast<uint64_t>(s.alignment_int8), static_cast<uint64_t>(s.unaligned)}) {
+    h = HashMix(h, v);
+  }
+  s.fingerprint = h;
+  return s;
+}
+
+StackProfile LoadStack(const std::string& name_or_path, const std::vector<Override>& overrides) {
+  const std::string file = ResolveDataFile("stacks", name_or_path, "stack");
+  const std::string dir = std::filesystem::path(file).parent_path().string();
+  YAML::Node root = ResolveExtends(LoadYamlFile(file), file, dir.empty() ? "." : dir, nullptr);
+  ApplyOverrides(root, overrides, file);
+  StackProfile s = ParseStack(root, file);
+  s.overrides = overrides;
+  return s;
+}
+
+}  // namespace dcnas::sim

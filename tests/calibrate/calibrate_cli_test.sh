@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `dcnas calibrate` on the shipped measurements: a fit writes a profile that `dcnas sim` loads;
+# bad input exits 2 naming file, line and column; a fit that does not converge exits 1 and
+# writes nothing; mixed regimes are refused.
+set -u
+dcnas="$1"
+root="${DCNAS_SOURCE_ROOT:-$(dirname "$0")/../..}"
+m="$root/data/measurements"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() {  # check NAME EXPECTED_RC COMMAND...
+  local name="$1" expected="$2"
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne "$expected" ]; then
+    echo "FAIL $name: exit $rc, expected $expected"; sed 's/^/  /' "$tmp/err" | head -5
+    fails=$((fails + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+contains() {  # contains NAME FILE PATTERN
+  if grep -q -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; fails=$((fails + 1)); fi
+}
+
+timm=(--measurements "$m/timm_rtx4090.csv" --where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
+check "fit" 0 "$dcnas" calibrate --accel rtx-4090 --stack pytorch-eager --precision fp16 "${timm[@]}" \
+  --out "$tmp/p.yaml" --chart "$tmp/p.svg" --residuals "$tmp/r.csv"
+contains "fit reports held-out error" "$tmp/out" "leave-one-family-out, held-out"
+contains "fit reports residuals by family" "$tmp/out" "residuals by family and batch"
+contains "profile has params" "$tmp/p.yaml" "matrix_efficiency:"
+contains "profile has validation metrics" "$tmp/p.yaml" "lofo_median_ape_pct:"
+contains "profile has the measurement hash" "$tmp/p.yaml" "measurements_sha256: [0-9a-f]\{64\}"
+contains "parity chart is SVG" "$tmp/p.svg" "<svg"
+contains "residual CSV header" "$tmp/r.csv" "model,family,batch_size"
+check "sim uses the profile" 0 "$dcnas" sim resnet50 --accel rtx-4090 --stack pytorch-eager \
+  --calibration "$tmp/p.yaml"
+contains "sim names the profile" "$tmp/out" "rtx-4090-pytorch-eager-fp16"
+check "evaluate a profile on another chip" 0 "$dcnas" calibrate --accel rtx-3090 \
+  --stack pytorch-eager --precision fp16 --measurements "$m/timm_rtx3090.csv" \
+  --where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW --evaluate "$tmp/p.yaml"
+contains "evaluation reports error" "$tmp/out" "evaluated"
+
+check "no convergence" 1 "$dcnas" calibrate --accel rtx-4090 --stack pytorch-eager \
+  --precision fp16 "${timm[@]}" --max-evaluations 2 --no-cv --out "$tmp/never.yaml"
+contains "no convergence says so" "$tmp/err" "did not converge"
+if [ -e "$tmp/never.yaml" ]; then echo "FAIL no convergence wrote a file"; fails=$((fails + 1)); fi
+
+check "mixed regimes" 2 "$dcnas" calibrate --accel v100 --stack pytorch-eager --precision fp16 \
+  --measurements "$m/nvidia_dle.csv" --no-cv
+contains "mixed regimes ask for --regime" "$tmp/err" "--regime"
+
+header="model,device,stack,precision,batch_size,image_size,latency_ms,throughput_img_per_s,regime,source_id,source_ref"
+good="resnet50,v100,tensorrt,fp32,1,224,2.19,,engine_latency,test,here"
+printf '%s\n%s\n%s\n' "$header" "$good" "resnet50,v100,tensorrt,fp32,4,224,nan,,engine_latency,test,here" >"$tmp/nan.csv"
+check "NaN latency" 2 "$dcnas" calibrate --accel v100 --stack tensorrt --precision fp32 \
+  --measurements "$tmp/nan.csv"
+contains "NaN names file, line and column" "$tmp/err" "nan.csv:3: column 'latency_ms'"
+printf '%s\n%s\n' "$header" "resnet50,v100,tensorrt,fp32,4,224,-3,,engine_latency,test,here" >"$tmp/neg.csv"
+check "negative latency" 2 "$dcnas" calibrate --accel v100 --stack tensorrt --precision fp32 \
+  --measurements "$tmp/neg.csv"
+contains "negative latency is named" "$tmp/err" "neg.csv:2: column 'latency_ms': '-3' must be positive"
+printf '%s\n%s\n' "model,device,stack,precision,batch_size" "resnet50,v100,tensorrt,fp32,1" >"$tmp/cols.csv"
+check "missing columns" 2 "$dcnas" calibrate --accel v100 --stack tensorrt --precision fp32 \
+  --measurements "$tmp/cols.csv"
+contains "missing columns are listed" "$tmp/err" "cols.csv:1: missing columns image_size"
+printf '%s\n%s\n' "$header" "resnet50,v1000,tensorrt,fp32,1,224,2,,engine_latency,test,here" >"$tmp/dev.csv"
+check "unknown device" 2 "$dcnas" calibrate --accel v100 --stack tensorrt --precision fp32 \
+  --measurements "$tmp/dev.csv"
+contains "unknown device is named" "$tmp/err" "dev.csv:2: column 'device': unknown device 'v1000'"
+printf '%s\n%s\n' "$header" "resnet50,v100,tensorrt-9,fp32,1,224,2,,engine_latency,test,here" >"$tmp/stack.csv"
+check "unknown stack" 2 "$dcnas" calibrate --accel v100 --stack tensorrt --precision fp32 \
+  --measurements "$tmp/stack.csv"
+contains "unknown stack is named" "$tmp/err" "stack.csv:2: column 'stack': unknown stack 'tensorrt-9'"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]

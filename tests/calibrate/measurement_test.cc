@@ -1,0 +1,110 @@
+#include "calibrate/measurement.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/errors.h"
+#include "models/registry.h"
+
+namespace dcnas::calibrate {
+namespace {
+
+const std::string kHeader =
+    "model,device,stack,precision,batch_size,image_size,latency_ms,throughput_img_per_s,regime,"
+    "source_id,source_ref,source_model,notes\n";
+
+std::string Row(const std::string& latency, const std::string& device = "v100",
+                const std::string& stack = "tensorrt", const std::string& batch = "8",
+                const std::string& throughput = "") {
+  return "efficientnet-b0," + device + "," + stack + ",fp16," + batch + ",224," + latency + "," +
+         throughput + ",engine_latency,src,ref,EfficientNetB0,\"a, note\"\n";
+}
+
+const Vocabulary kVocabulary{{"v100", "t4"}, {"tensorrt", "pytorch-eager"}};
+
+}  // namespace
+
+TEST_CASE("measurement rows parse with their provenance and extra columns", "[calibrate]") {
+  const auto rows = ParseMeasurements(kHeader + Row("3.5") + Row("", "t4", "tensorrt", "4", "800"),
+                                      "m.csv", kVocabulary);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].model == "efficientnet-b0");
+  CHECK(rows[0].latency_ms == 3.5);
+  CHECK(rows[0].latency_per_image_ms() == Approx(3.5 / 8));
+  CHECK(rows[0].Extra("notes") == "a, note");
+  CHECK(rows[0].where() == "m.csv:2");
+  // Throughput only: latency per batch = batch / throughput.
+  CHECK(rows[1].latency_ms == Approx(4 * 1000.0 / 800));
+  CHECK(rows[1].where() == "m.csv:3");
+}
+
+TEST_CASE("bad measurement files fail with file, line and column", "[calibrate]") {
+  SECTION("missing column") {
+    CHECK_THROWS_WITH(ParseMeasurements("model,device\nx,v100\n", "m.csv", kVocabulary),
+                      Catch::Contains("m.csv:1") && Catch::Contains("missing columns") &&
+                          Catch::Contains("latency_ms"));
+  }
+  SECTION("NaN latency") {
+    CHECK_THROWS_WITH(
+        ParseMeasurements(kHeader + Row("3") + Row("nan"), "m.csv", kVocabulary),
+        Catch::Contains("m.csv:3") && Catch::Contains("latency_ms") && Catch::Contains("finite"));
+  }
+  SECTION("negative and zero latency") {
+    CHECK_THROWS_WITH(ParseMeasurements(kHeader + Row("-1.5"), "m.csv", kVocabulary),
+                      Catch::Contains("m.csv:2") && Catch::Contains("'-1.5' must be positive"));
+    CHECK_THROWS_WITH(ParseMeasurements(kHeader + Row("0"), "m.csv", kVocabulary),
+                      Catch::Contains("must be positive"));
+  }
+  SECTION("malformed numbers") {
+    CHECK_THROWS_WITH(ParseMeasurements(kHeader + Row("3.5ms"), "m.csv", kVocabulary),
+                      Catch::Contains("'3.5ms' is not a number"));
+    CHECK_THROWS_WITH(
+        ParseMeasurements(kHeader + Row("3", "v100", "tensorrt", "8.5"), "m.csv", kVocabulary),
+        Catch::Contains("batch_size") && Catch::Contains("not an integer"));
+  }
+  SECTION("neither latency nor throughput") {
+    CHECK_THROWS_WITH(ParseMeasurements(kHeader + Row(""), "m.csv", kVocabulary),
+                      Catch::Contains("latency_ms") && Catch::Contains("empty"));
+  }
+  SECTION("unknown device and stack, with suggestions") {
+    CHECK_THROWS_WITH(ParseMeasurements(kHeader + Row("3", "v10"), "m.csv", kVocabulary),
+                      Catch::Contains("m.csv:2") && Catch::Contains("unknown device 'v10'") &&
+                          Catch::Contains("v100"));
+    CHECK_THROWS_WITH(
+        ParseMeasurements(kHeader + Row("3", "v100", "tensorflow"), "m.csv", kVocabulary),
+        Catch::Contains("unknown stack 'tensorflow'"));
+  }
+  SECTION("wrong number of fields") {
+    CHECK_THROWS_WITH(ParseMeasurements(kHeader + "a,b\n", "m.csv", kVocabulary),
+                      Catch::Contains("m.csv:2") && Catch::Contains("2 fields"));
+  }
+  SECTION("empty file") {
+    CHECK_THROWS_WITH(ParseMeasurements("", "m.csv", kVocabulary), Catch::Contains("empty"));
+  }
+}
+
+TEST_CASE("selection filters and never mixes regimes", "[calibrate]") {
+  std::string text = kHeader + Row("3") + Row("4", "t4");
+  text += "resnet50,v100,tensorrt,fp16,8,224,5,,large_batch,src,ref,ResNet50,x\n";
+  const auto rows = ParseMeasurements(text, "m.csv", kVocabulary);
+  CHECK(Select(rows, {"v100", "", "", "", {}}).size() == 2);
+  CHECK(Select(rows, {"v100", "tensorrt", "fp16", "engine_latency", {}}).size() == 1);
+  CHECK(Select(rows, {"", "", "", "", {{"notes", "x"}}}).size() == 1);
+  CHECK_THROWS_WITH(RequireSingleRegime(Select(rows, {"v100", "", "", "", {}})),
+                    Catch::Contains("engine_latency (1)") && Catch::Contains("large_batch (1)") &&
+                        Catch::Contains("--regime"));
+  CHECK_NOTHROW(RequireSingleRegime(Select(rows, {"t4", "", "", "", {}})));
+}
+
+TEST_CASE("rows whose model the zoo cannot build are set aside with a reason", "[calibrate]") {
+  std::string text = kHeader + Row("3");
+  text += "no-such-net,v100,tensorrt,fp16,8,224,5,,engine_latency,src,ref,Foo,x\n";
+  const auto rows = ParseMeasurements(text, "m.csv", kVocabulary);
+  const Resolved resolved = ResolveModels(rows, models::BuiltinModels());
+  REQUIRE(resolved.usable.size() == 1);
+  CHECK(resolved.usable[0].model == "efficientnet-b0");
+  REQUIRE(resolved.excluded.size() == 1);
+  CHECK(resolved.excluded[0].row.model == "no-such-net");
+  CHECK(resolved.CountsByReason().at("unknown model") == 1);
+}
+
+}  // namespace dcnas::calibrate

@@ -1,0 +1,118 @@
+// The shipped data/measurements files: every row loads under the real vocabulary, every model is
+// buildable, and the zoo's structure agrees with the sources' own MAC counts.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "calibrate/csv_reader.h"
+#include "calibrate/measurement.h"
+#include "common/data_dir.h"
+#include "common/file_io.h"
+#include "models/counts.h"
+#include "models/registry.h"
+#include "sim/spec.h"
+#include "sim/stack.h"
+
+namespace dcnas::calibrate {
+namespace {
+
+const std::set<std::string> kNotMeasurements = {"model_map.csv", "excluded.csv",
+                                                "import_summary.csv"};
+
+std::vector<std::string> MeasurementFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(DataPath("measurements"))) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".csv" && !kNotMeasurements.count(name)) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Vocabulary RealVocabulary() {
+  Vocabulary v;
+  for (const auto& n : sim::AcceleratorNames()) v.devices.insert(n);
+  for (const auto& n : sim::StackNames()) v.stacks.insert(n);
+  return v;
+}
+
+std::vector<Measurement> AllRows() {
+  std::vector<Measurement> rows;
+  for (const std::string& file : MeasurementFiles()) {
+    for (auto& m : LoadMeasurements(file, RealVocabulary())) rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("shipped measurements load and every model is in the zoo", "[calibrate][golden]") {
+  REQUIRE(MeasurementFiles().size() >= 5);
+  const auto rows = AllRows();
+  CHECK(rows.size() > 1000);
+  const Resolved resolved = ResolveModels(rows, models::BuiltinModels());
+  for (const Exclusion& e : resolved.excluded) FAIL_CHECK(e.row.where() << ": " << e.row.model);
+  std::set<std::string> regimes;
+  for (const Measurement& m : rows) {
+    regimes.insert(m.regime);
+    CHECK(!m.source_ref.empty());
+    CHECK(!m.source_model.empty());
+  }
+  CHECK(regimes.size() == 3);
+}
+
+TEST_CASE("the model map names only zoo models", "[calibrate][golden]") {
+  const auto records = ParseCsv(ReadFile(DataPath("measurements/model_map.csv")), "model_map.csv");
+  REQUIRE(records.size() > 50);
+  REQUIRE(records[0].fields ==
+          std::vector<std::string>{"source", "source_model", "dcnas_model", "decision", "reason"});
+  for (size_t i = 1; i < records.size(); ++i) {
+    const auto& f = records[i].fields;
+    INFO("model_map.csv:" << records[i].line);
+    CHECK(!f[4].empty());  // every decision states its reason
+    if (f[3] == "mapped") {
+      CHECK(models::BuiltinModels().Contains(f[2]));
+    } else {
+      CHECK(f[2].empty());
+    }
+  }
+}
+
+TEST_CASE("the import summary accounts for every shipped row", "[calibrate][golden]") {
+  std::map<std::pair<std::string, std::string>, int> shipped;
+  for (const Measurement& m : AllRows()) ++shipped[{m.device, m.regime}];
+  const auto records =
+      ParseCsv(ReadFile(DataPath("measurements/import_summary.csv")), "import_summary.csv");
+  std::map<std::pair<std::string, std::string>, int> summary;
+  for (size_t i = 1; i < records.size(); ++i) {
+    const auto& f = records[i].fields;
+    if (f[2] == "imported") summary[{f[0], f[1]}] = std::stoi(f[3]);
+  }
+  CHECK(summary == shipped);
+}
+
+TEST_CASE("zoo MACs agree with the sources' published counts", "[calibrate][golden]") {
+  // timm's infer_gmacs (fvcore) also counts some elementwise work (SE scaling, activations) as
+  // MACs, so it runs up to ~6% above the convolution/FC MACs dcnas counts; never below it.
+  std::map<std::pair<std::string, int>, double> published;
+  for (const Measurement& m : AllRows()) {
+    const std::string gmacs = m.Extra("source_gmacs");
+    if (!gmacs.empty()) published[{m.model, m.image_size}] = std::stod(gmacs);
+  }
+  REQUIRE(published.size() >= 40);
+  for (const auto& [key, gmacs] : published) {
+    models::BuildOptions options;
+    options.resolution = key.second;
+    const auto graph = models::BuiltinModels().Build(key.first, options);
+    const double ratio = models::CountGraph(graph).macs / 1e9 / gmacs;
+    INFO(key.first << " at " << key.second << " px: dcnas/published MACs = " << ratio);
+    CHECK(ratio > 0.93);
+    CHECK(ratio < 1.01);
+  }
+}
+
+}  // namespace dcnas::calibrate

@@ -1,0 +1,104 @@
+#include "calibrate/sim_model.h"
+
+#include <catch2/catch.hpp>
+
+#include "calibrate/fit.h"
+#include "common/errors.h"
+#include "models/registry.h"
+#include "sim/calibration.h"
+#include "sim/spec.h"
+#include "sim/stack.h"
+
+namespace dcnas::calibrate {
+namespace {
+
+std::vector<Measurement> Rows(const std::vector<std::string>& models,
+                              const std::vector<int>& batches) {
+  std::vector<Measurement> rows;
+  for (const std::string& model : models) {
+    for (int batch : batches) {
+      Measurement m;
+      m.model = model;
+      m.device = "v100";
+      m.stack = "tensorrt";
+      m.precision = "fp16";
+      m.batch_size = batch;
+      m.image_size = models::BuiltinModels().Get(model).native_resolution;
+      m.regime = kRegimeEngineLatency;
+      m.file = "synthetic.csv";
+      m.line = static_cast<int>(rows.size()) + 2;
+      rows.push_back(m);
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("fitting the simulator to its own predictions recovers the parameters",
+          "[calibrate][relational]") {
+  const auto spec = sim::LoadAccelerator("v100");
+  const auto stack = sim::LoadStack("tensorrt");
+  const std::vector<std::string> fields = {"matrix_efficiency", "memory_efficiency",
+                                           "kernel_overhead_scale"};
+  const SimLatencyModel model(spec, stack, sim::DefaultCalibration(), fields,
+                              models::BuiltinModels());
+  REQUIRE(model.Parameters().size() == 3);
+  std::vector<Measurement> rows =
+      Rows({"resnet50", "efficientnet-b0", "mobilenetv2-1.0", "regnety-1.6gf", "efficientnet-b3"},
+           {1, 4, 16, 64, 256});
+  const std::vector<double> truth = {0.55, 0.45, 2.5};
+  const std::vector<double> synthetic = model.PredictAllMs(truth, rows);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].latency_ms = synthetic[i];
+  FitOptions options;
+  options.regularization = 1e-9;
+  const FitResult fit = Fit(model, rows, options);
+  INFO(fit.status);
+  CHECK(fit.values[0] == Approx(truth[0]).epsilon(0.01));
+  CHECK(fit.values[1] == Approx(truth[1]).epsilon(0.01));
+  CHECK(fit.values[2] == Approx(truth[2]).epsilon(0.01));
+  CHECK(fit.rms_log_residual < 1e-3);
+  // The calibration written back carries the fitted values and keeps the others.
+  const sim::CalibrationParams c = model.Apply(fit.values);
+  CHECK(c.matrix_efficiency == fit.values[0]);
+  CHECK(c.overlap == sim::DefaultCalibration().overlap);
+  CHECK(model.graphs_built() == rows.size());
+}
+
+TEST_CASE("simulated latency grows with batch for every zoo family", "[calibrate][relational]") {
+  const SimLatencyModel model(sim::LoadAccelerator("rtx-4090"), sim::LoadStack("pytorch-eager"),
+                              sim::DefaultCalibration(), DefaultFitFields(),
+                              models::BuiltinModels());
+  const auto rows = Rows({"resnet50", "regnetx-400mf", "resnest50", "mnasnet-b1"}, {8, 64});
+  const auto predicted = model.PredictAllMs(DefaultValues(model), rows);
+  for (size_t i = 0; i + 1 < rows.size(); i += 2) CHECK(predicted[i + 1] > predicted[i]);
+}
+
+TEST_CASE("fit ranges and precisions", "[calibrate]") {
+  const sim::CalibrationParams start = sim::DefaultCalibration();
+  const ParameterSpec efficiency = FitRange("memory_efficiency", start);
+  CHECK(efficiency.lower >= 0.0);
+  CHECK(efficiency.upper == 1.0);
+  CHECK(efficiency.default_value == start.memory_efficiency);
+  const ParameterSpec overhead = FitRange("kernel_overhead_scale", start);
+  CHECK(overhead.lower == Approx(start.kernel_overhead_scale / kMaxScaleFactor));
+  CHECK(overhead.upper == Approx(start.kernel_overhead_scale * kMaxScaleFactor));
+  CHECK_THROWS_WITH(FitRange("matrix_eficiency", start),
+                    Catch::Contains("did you mean") && Catch::Contains("matrix_efficiency"));
+  CHECK(PrecisionDType("tf32") == models::DType::kFp32);
+  CHECK(PrecisionDType("fp16") == models::DType::kFp16);
+  CHECK(PrecisionDType("int8") == models::DType::kInt8);
+  CHECK_THROWS_AS(PrecisionDType("fp8"), InputError);
+}
+
+TEST_CASE("a measurement the zoo cannot build names its row", "[calibrate]") {
+  const SimLatencyModel model(sim::LoadAccelerator("v100"), sim::LoadStack("tensorrt"),
+                              sim::DefaultCalibration(), DefaultFitFields(),
+                              models::BuiltinModels());
+  auto rows = Rows({"resnet50"}, {1});
+  rows[0].image_size = 1000000;
+  CHECK_THROWS_WITH(model.PredictAllMs(DefaultValues(model), rows),
+                    Catch::Contains("synthetic.csv:2") && Catch::Contains("resnet50"));
+}
+
+}  // namespace dcnas::calibrate

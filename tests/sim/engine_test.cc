@@ -1,0 +1,189 @@
+// Closed-form checks of the cost model through the engine.
+#include "sim/engine.h"
+
+#include <catch2/catch.hpp>
+
+#include "models/registry.h"
+#include "sim/cost/combine.h"
+#include "sim/cost/op_cost.h"
+#include "tests/sim/test_util.h"
+
+namespace dcnas::sim {
+namespace {
+
+using models::DType;
+
+CalibrationParams Ideal() {
+  return DefaultCalibration({{"params.matrix_efficiency", "1"},
+                             {"params.vector_efficiency", "1"},
+                             {"params.memory_efficiency", "1"},
+                             {"params.overlap", "1"}});
+}
+
+TEST_CASE("a memory-bound elementwise op costs bytes / bandwidth") {
+  const AcceleratorSpec spec = LoadAccelerator("tpu-v3");
+  const StackProfile stack = LoadStack("xla-tpu", {{"kernel_overhead_us", "0"}});
+  const CalibrationParams calib = Ideal();
+  for (DType dt : {DType::kFp32, DType::kBf16}) {
+    const models::Graph g = testing::ReluGraph(64, 56, 128, dt);
+    const Report r = Simulate(g, spec, stack, calib);
+    const double bytes = 2.0 * 64 * 56 * 56 * 128 * models::DTypeBytes(dt);
+    CHECK(r.hbm_bytes == Approx(bytes));
+    CHECK(r.latency_s == Approx(bytes / 900e9));
+    CHECK(r.time_by_bound_s[static_cast<size_t>(Bound::kMemory)] == Approx(r.latency_s));
+    CHECK(r.num_kernels == 1);
+  }
+  // With memory efficiency 0.8 the same op takes 1/0.8 as long.
+  const CalibrationParams c8 =
+      DefaultCalibration({{"params.memory_efficiency", "0.8"}, {"params.overlap", "1"}});
+  const models::Graph g = testing::ReluGraph(64, 56, 128, DType::kBf16);
+  CHECK(Simulate(g, spec, stack, c8).latency_s ==
+        Approx(2.0 * 64 * 56 * 56 * 128 * 2 / (0.8 * 900e9)));
+}
+
+TEST_CASE("a 1x1 conv on one MXU matches the closed-form systolic cycles") {
+  // One core, one 128x128 MXU at 1 GHz; K = N = 128, M = N*H*W.
+  const AcceleratorSpec spec = LoadAccelerator(
+      "tpu-v3", {{"cores", "1"}, {"matrix_unit.units_per_core", "1"}, {"clock_ghz", "1"}});
+  const StackProfile stack = LoadStack("xla-tpu");
+  const CalibrationParams calib = Ideal();
+  const models::Graph g = testing::ConvGraph(8, 32, 128, 128, 1, DType::kBf16);
+  const PreparedGraph p = Prepare(g);
+  const cost::CostContext ctx = cost::MakeContext(spec, stack, calib, DType::kBf16);
+  const PreparedOp& conv = p.ops.back();
+  const cost::OpWork w = cost::ComputeOpWork(conv, ctx);
+  const double m = 8 * 32 * 32;
+  CHECK(w.unit == cost::Unit::kMatrix);
+  CHECK(w.matrix_s == Approx((m + 3 * 128) / 1e9));
+  CHECK(w.utilization == Approx(m / (m + 384)));
+  // With matrix efficiency 0.5 it takes twice as long.
+  const CalibrationParams half = DefaultCalibration({{"params.matrix_efficiency", "0.5"}});
+  const cost::CostContext ctx2 = cost::MakeContext(spec, stack, half, DType::kBf16);
+  CHECK(cost::ComputeOpWork(conv, ctx2).matrix_s == Approx(2 * (m + 384) / 1e9));
+}
+
+TEST_CASE("tensor-core alignment: pad or fall back to CUDA cores") {
+  const AcceleratorSpec spec = LoadAccelerator("v100");
+  const CalibrationParams calib = Ideal();
+  // 3x3 conv on 3 input channels: K = 27, not a multiple of 8.
+  const models::Graph g = testing::ConvGraph(128, 224, 3, 32, 3, DType::kFp16);
+  const PreparedGraph p = Prepare(g);
+  const PreparedOp& conv = p.ops.back();
+  REQUIRE(conv.gemm.k == 27);
+  const StackProfile pad = LoadStack("tensorrt");
+  const cost::OpWork wp =
+      cost::ComputeOpWork(conv, cost::MakeContext(spec, pad, calib, DType::kFp16));
+  CHECK(wp.unit == cost::Unit::kMatrix);
+  // Padding K to 32 costs the same as a K = 32 GEMM.
+  PreparedOp k32 = conv;
+  k32.gemm.k = 32;
+  CHECK(
+      wp.matrix_s ==
+      Approx(cost::ComputeOpWork(k32, cost::MakeContext(spec, pad, calib, DType::kFp16)).matrix_s));
+  const StackProfile fb = LoadStack("pytorch-eager");
+  const cost::OpWork wf =
+      cost::ComputeOpWork(conv, cost::MakeContext(spec, fb, calib, DType::kFp16));
+  CHECK(wf.unit == cost::Unit::kVector);
+  // CUDA cores: one FMA per MAC at 80 SMs x 64 lanes x 2 (half2) x 1.53 GHz.
+  CHECK(wf.vector_s == Approx(conv.macs / (80.0 * 64 * 2 * 1.53e9)));
+}
+
+TEST_CASE("depthwise convolutions run where the stack says") {
+  const AcceleratorSpec spec = LoadAccelerator("tpu-v3");
+  const CalibrationParams calib = Ideal();
+  models::GraphInfo info;
+  info.model = "dw";
+  info.batch = 16;
+  info.dtype = DType::kBf16;
+  models::GraphBuilder b(info);
+  b.DepthwiseConv(b.Input(28, 28, 256), 3, 1);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  REQUIRE(p.ops.back().cls == OpClass::kDepthwise);
+  const cost::OpWork on_mxu = cost::ComputeOpWork(
+      p.ops.back(), cost::MakeContext(spec, LoadStack("xla-tpu"), calib, DType::kBf16));
+  CHECK(on_mxu.unit == cost::Unit::kMatrix);
+  CHECK(on_mxu.utilization < 0.1);
+  const cost::OpWork on_vpu = cost::ComputeOpWork(
+      p.ops.back(), cost::MakeContext(spec, LoadStack("xla-tpu", {{"depthwise_unit", "vector"}}),
+                                      calib, DType::kBf16));
+  CHECK(on_vpu.unit == cost::Unit::kVector);
+  CHECK(on_vpu.vector_s == Approx(p.ops.back().macs / (2 * 1024 * 0.94e9)));
+}
+
+TEST_CASE("swish costs several vector ops and a transcendental, relu one op") {
+  const AcceleratorSpec spec = LoadAccelerator("tpu-v3");
+  const StackProfile stack = LoadStack("xla-tpu");
+  const CalibrationParams calib = Ideal();
+  const cost::CostContext ctx = cost::MakeContext(spec, stack, calib, DType::kBf16);
+  models::GraphInfo info;
+  info.model = "act";
+  info.batch = 4;
+  info.dtype = DType::kBf16;
+  models::GraphBuilder b(info);
+  const int x = b.Input(10, 10, 100);
+  b.Act(x, models::Activation::kSwish);
+  b.Act(x, models::Activation::kRelu);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  const double n = 4 * 10 * 10 * 100;
+  const double ops_per_s = 2 * 1024 * 0.94e9;
+  const double tr_per_s = 2 * 128 * 0.94e9;
+  const auto& swish = p.op_by_id(1);
+  const auto& relu = p.op_by_id(2);
+  CHECK(cost::ComputeOpWork(swish, ctx).vector_s == Approx(4 * n / ops_per_s + n / tr_per_s));
+  CHECK(cost::ComputeOpWork(relu, ctx).vector_s == Approx(n / ops_per_s));
+}
+
+TEST_CASE("Combine: overlap, overhead and bound classification") {
+  auto c = cost::Combine(3, 1, 2, 0, 1.0, 1.0);
+  CHECK(c.total_s == 3);
+  CHECK(c.bound == Bound::kMatrix);
+  c = cost::Combine(3, 1, 2, 0, 0.0, 1.0);
+  CHECK(c.total_s == 6);
+  c = cost::Combine(1, 1, 2, 0.5, 0.5, 2.0);
+  CHECK(c.total_s == Approx(2 * (2 + 0.5 * 2) + 0.5));
+  CHECK(c.bound == Bound::kMemory);
+  CHECK(cost::Combine(1, 1, 1, 5, 1.0, 1.0).bound == Bound::kOverhead);
+  CHECK(cost::Combine(1, 4, 1, 0, 1.0, 1.0).bound == Bound::kVector);
+}
+
+TEST_CASE("weights that do not fit on chip re-stream the activations") {
+  CHECK(cost::KernelHbmBytes(100, 50, 10, 64) == 160);
+  CHECK(cost::KernelHbmBytes(100, 150, 10, 64) == 100 * 3 + 150 + 10);
+}
+
+TEST_CASE("the report embeds what was simulated") {
+  const SimSetup s = LoadSetup("tpu-v3", "", "",
+                               {{"hbm.bandwidth_gbps", "1800"},
+                                {"stack.kernel_overhead_us", "1"},
+                                {"calibration.overlap", "0.5"}});
+  CHECK(s.stack.name == "xla-tpu");
+  CHECK(s.spec.hbm_bandwidth_gbps == 1800);
+  CHECK(s.stack.kernel_overhead_us == 1);
+  CHECK(s.calibration.overlap == 0.5);
+  const models::Graph g = models::BuiltinModels().Build("efficientnet-b0", {224, 8});
+  const Report r = Simulate(g, s.spec, s.stack, s.calibration);
+  CHECK(r.model == "efficientnet-b0");
+  CHECK(r.stack == "xla-tpu");
+  CHECK(r.overrides.size() == 3);
+  CHECK_FALSE(r.tool_version.empty());
+  CHECK(r.blocks.front().block == "stem");
+  CHECK(r.blocks.back().block == "head");
+  double sum = 0;
+  for (const auto& o : r.ops) sum += o.time.total_s;
+  CHECK(sum == Approx(r.latency_s));
+  double blocks = 0;
+  for (const auto& b : r.blocks) blocks += b.time.total_s;
+  CHECK(blocks == Approx(r.latency_s));
+  double bounds = 0;
+  for (double t : r.time_by_bound_s) bounds += t;
+  CHECK(bounds == Approx(r.latency_s));
+  const std::string json = ReportToJson(r);
+  CHECK(json.find("\"latency_ms\"") != std::string::npos);
+  CHECK(json.find("\"throughput_img_per_s\"") != std::string::npos);
+  CHECK(json.find("\"intensity_flop_per_byte\"") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace dcnas::sim

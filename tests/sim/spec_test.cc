@@ -1,0 +1,179 @@
+#include "sim/spec.h"
+
+#include <catch2/catch.hpp>
+
+#include "common/errors.h"
+#include "sim/calibration.h"
+#include "sim/stack.h"
+#include "tests/sim/test_util.h"
+
+namespace dcnas::sim {
+namespace {
+
+using Catch::Matchers::Contains;
+using testing::TempDir;
+
+const char* kMinimal = R"(name: mini
+kind: tpu
+clock_ghz: 1.0
+cores: 1
+matrix_unit:
+  kind: systolic
+  rows: 128
+  cols: 128
+  units_per_core: 1
+  passes_per_dtype: {bf16: 1}
+vector_unit:
+  lanes: 1024
+  ops_per_lane_per_cycle: {fp32: 1, bf16: 1}
+  transcendentals_per_cycle: 128
+hbm:
+  capacity_gib: 16
+  bandwidth_gbps: 1000
+on_chip:
+  - {name: vmem, capacity_kib: 16384, scope: core, bandwidth_gbps: 10000, holds_tensors: true}
+)";
+
+TEST_CASE("every shipped accelerator loads, with consistent peaks") {
+  const auto names = AcceleratorNames();
+  for (const char* required :
+       {"tpu-v2", "tpu-v3", "tpu-v4", "v100", "a100", "h100", "t4", "rtx-3090", "rtx-4090",
+        "host-cpu", "tpu-v3-hbm2x", "tpu-v3-mxu256"}) {
+    CHECK(std::find(names.begin(), names.end(), required) != names.end());
+  }
+  for (const auto& name : names) {
+    INFO(name);
+    const AcceleratorSpec s = LoadAccelerator(name);
+    CHECK(s.name == name);
+    CHECK(s.PeakFlopsPerS(models::DType::kFp32) > 0);
+    CHECK(s.RidgeFlopPerByte(models::DType::kBf16) > 0);
+  }
+  // Sourced peaks (hardware fact sheet).
+  CHECK(LoadAccelerator("tpu-v3").PeakFlopsPerS(models::DType::kBf16) / 1e12 ==
+        Approx(123.0).epsilon(0.01));
+  CHECK(LoadAccelerator("tpu-v2").PeakFlopsPerS(models::DType::kBf16) / 1e12 ==
+        Approx(46.0).epsilon(0.01));
+  CHECK(LoadAccelerator("tpu-v4").PeakFlopsPerS(models::DType::kBf16) / 1e12 ==
+        Approx(275.0).epsilon(0.01));
+  CHECK(LoadAccelerator("v100").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
+        Approx(125.0).epsilon(0.01));
+  CHECK(LoadAccelerator("a100").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
+        Approx(312.0).epsilon(0.01));
+  CHECK(LoadAccelerator("h100").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
+        Approx(989.4).epsilon(0.01));
+  CHECK(LoadAccelerator("rtx-3090").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
+        Approx(71.0).epsilon(0.01));
+  CHECK(LoadAccelerator("v100").PeakFlopsPerS(models::DType::kFp32) / 1e12 ==
+        Approx(15.7).epsilon(0.01));
+}
+
+TEST_CASE("extends merges maps and overrides apply to any field") {
+  const AcceleratorSpec v = LoadAccelerator("tpu-v3-hbm2x");
+  CHECK(v.hbm_bandwidth_gbps == 1800);
+  CHECK(v.hypothetical);
+  CHECK(v.matrix_unit.rows == 128);
+  CHECK(v.extends_chain == std::vector<std::string>{"tpu-v3"});
+  const AcceleratorSpec m = LoadAccelerator("tpu-v3-mxu256");
+  CHECK(m.matrix_unit.rows == 256);
+  CHECK(m.matrix_unit.macs_per_cycle[DTypeIndex(models::DType::kBf16)] == 65536);
+  CHECK(m.vector_unit.lanes == 1024);
+  const AcceleratorSpec o = LoadAccelerator("tpu-v3", {{"matrix_unit.rows", "256"},
+                                                       {"hbm.bandwidth_gbps", "1800"},
+                                                       {"on_chip.0.capacity_kib", "32768"}});
+  CHECK(o.matrix_unit.rows == 256);
+  CHECK(o.hbm_bandwidth_gbps == 1800);
+  CHECK(o.on_chip[0].capacity_kib == 32768);
+  // A bigger array does rows x cols MACs per cycle.
+  CHECK(o.matrix_unit.macs_per_cycle[DTypeIndex(models::DType::kBf16)] == 256 * 128);
+  CHECK(o.matrix_unit.macs_per_cycle[DTypeIndex(models::DType::kFp32)] == Approx(256 * 128 / 3.0));
+  CHECK(o.fingerprint != LoadAccelerator("tpu-v3").fingerprint);
+}
+
+TEST_CASE("bad accelerator input names file and key") {
+  TempDir dir;
+  const std::string ok = dir.Write("mini.yaml", kMinimal);
+  CHECK(LoadAccelerator(ok).cores == 1);
+  auto fails = [&](const std::string& text, const std::string& expected) {
+    const std::string path = dir.Write("bad.yaml", text);
+    INFO(expected);
+    CHECK_THROWS_WITH(LoadAccelerator(path), Contains("bad.yaml") && Contains(expected));
+  };
+  std::string t = kMinimal;
+  fails(std::string(kMinimal) + "colour: blue\n", "unknown key 'colour'");
+  t = kMinimal;
+  fails(t.replace(t.find("bandwidth_gbps: 1000"), 20, "bandwidth_gbps: 0"), "hbm.bandwidth_gbps");
+  t = kMinimal;
+  fails(t.replace(t.find("bandwidth_gbps: 1000"), 20, "bandwidth_gbps: -5"), "hbm.bandwidth_gbps");
+  t = kMinimal;
+  fails(t.replace(t.find("rows: 128"), 9, "rows: many"), "matrix_unit.rows");
+  t = kMinimal;
+  fails(t.replace(t.find("on_chip:"), std::string::npos, "on_chip: []\n"), "on_chip");
+  t = kMinimal;
+  fails(t.replace(t.find("{bf16: 1}"), 9, "{bf17: 1}"), "passes_per_dtype.bf17");
+  t = kMinimal;
+  fails(t.replace(t.find("lanes: 1024"), 11, "lane: 1024"), "vector_unit.lane");
+  t = kMinimal;
+  fails(t.replace(t.find("holds_tensors: true"), 19, "holds_tensors: false"), "holds_tensors");
+  t = kMinimal;
+  fails(t.replace(t.find("kind: systolic"), 14, "kind: photonic"), "matrix_unit.kind");
+  CHECK_THROWS_WITH(LoadAccelerator("tpu-v9"),
+                    Contains("unknown accelerator 'tpu-v9'") && Contains("tpu-v"));
+  CHECK_THROWS_WITH(LoadAccelerator("tpu-v3", {{"matrix_unit.rowz", "256"}}),
+                    Contains("matrix_unit.rowz") && Contains("rows"));
+  CHECK_THROWS_WITH(LoadAccelerator("tpu-v3", {{"hbm.bandwidth_gbps", "0"}}),
+                    Contains("hbm.bandwidth_gbps"));
+  CHECK_THROWS_WITH(LoadAccelerator("tpu-v3", {{"on_chip.3.capacity_kib", "1"}}),
+                    Contains("on_chip"));
+  dir.Write("child.yaml", "name: child\nextends: nosuch\n");
+  CHECK_THROWS_WITH(LoadAccelerator(dir.path() + "/child.yaml"),
+                    Contains("child.yaml") && Contains("extends"));
+  dir.Write("loop.yaml", "name: loop\nextends: loop\n");
+  CHECK_THROWS_WITH(LoadAccelerator(dir.path() + "/loop.yaml"), Contains("cycle"));
+}
+
+TEST_CASE("every shipped stack loads; rules as documented") {
+  for (const auto& name : StackNames()) {
+    INFO(name);
+    CHECK(LoadStack(name).name == name);
+  }
+  const StackProfile xla = LoadStack("xla-tpu");
+  const StackProfile trt = LoadStack("tensorrt");
+  CHECK(xla.FusesActivation(models::Activation::kSwish));
+  CHECK_FALSE(trt.FusesActivation(models::Activation::kSwish));
+  CHECK(trt.FusesActivation(models::Activation::kRelu));
+  CHECK(trt.Alignment(models::DType::kFp16) == 8);
+  CHECK(LoadStack("tensorrt", {{"kernel_overhead_us", "7"}}).kernel_overhead_us == 7);
+  CHECK_THROWS_WITH(LoadStack("tensorrt", {{"fusion.swish", "true"}}), Contains("fusion.swish"));
+  CHECK_THROWS_WITH(LoadStack("tensorrt", {{"depthwise_unit", "gpu"}}), Contains("depthwise_unit"));
+  CHECK_THROWS_WITH(LoadStack("tensorflow"), Contains("unknown stack"));
+  CHECK(DefaultStackFor("gpu") == "tensorrt");
+}
+
+TEST_CASE("calibration: defaults, overrides, YAML round trip, bad keys") {
+  const CalibrationParams d = DefaultCalibration();
+  CHECK(d.matrix_efficiency == 0.85);
+  const CalibrationParams o = DefaultCalibration({{"params.overlap", "0.5"}});
+  CHECK(o.overlap == 0.5);
+  CHECK(o.Fingerprint() != d.Fingerprint());
+  CalibrationParams c = d;
+  c.memory_efficiency = 0.6;
+  c.device = "v100";
+  c.measurements_sha256 = "abc";
+  c.fit_metrics["mape_pct"] = 7.5;
+  TempDir dir;
+  const std::string path = dir.Write("fit.yaml", CalibrationToYaml(c));
+  const CalibrationParams back = LoadCalibration(path);
+  CHECK(back.memory_efficiency == 0.6);
+  CHECK(back.device == "v100");
+  CHECK(back.measurements_sha256 == "abc");
+  CHECK(back.fit_metrics.at("mape_pct") == 7.5);
+  CHECK(back.Fingerprint() == c.Fingerprint());
+  const std::string bad = dir.Write("bad.yaml", "params:\n  matrix_eficiency: 0.5\n");
+  CHECK_THROWS_WITH(LoadCalibration(bad),
+                    Contains("params.matrix_eficiency") && Contains("matrix_efficiency"));
+  const std::string range = dir.Write("range.yaml", "params:\n  overlap: 1.5\n");
+  CHECK_THROWS_WITH(LoadCalibration(range), Contains("params.overlap"));
+}
+
+}  // namespace
+}  // namespace dcnas::sim

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Smoke test of `dcnas measure` and `dcnas train`: a few timed points, and one epoch of training
+# on a 1,024-image subset of Fashion-MNIST (seconds).
+set -euo pipefail
+dcnas="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$dcnas" measure efficientnet-b0 efficientnet-x-b0 --resolution 32 --batch 1,2 --repeats 2 \
+  --warmup 1 --out "$tmp/m.csv"
+head -1 "$tmp/m.csv" | grep -qx \
+  'model,device,stack,precision,batch_size,image_size,latency_ms,latency_spread_ms,throughput_img_per_s,repeats,regime,source_id,source_ref,cpu_model,threads,notes'
+[ "$(wc -l < "$tmp/m.csv")" -eq 5 ]
+grep -q '^efficientnet-x-b0,host-cpu,libtorch-cpu,fp32,2,32,' "$tmp/m.csv"
+
+# Bad usage exits with 2.
+set +e
+"$dcnas" measure no-such-model --out "$tmp/x.csv" 2>/dev/null; rc=$?
+set -e
+[ "$rc" -eq 2 ]
+
+if [ ! -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+  echo "dataset-fashion-mnist not installed: training part skipped"
+  exit 0
+fi
+"$dcnas" train --blocks r1_k3_s22_e1_i16_o8_se0.25 r1_k3_s22_e2_i8_o16 --resolution 16 \
+  --dataset fashion-mnist --epochs 1 --batch 64 --limit-train 1024 --limit-eval 512 \
+  --out "$tmp/run" > "$tmp/train.txt"
+grep -q 'test accuracy' "$tmp/train.txt"
+python3 - "$tmp/run" <<'PY'
+import json, sys
+run = sys.argv[1]
+result = json.load(open(run + "/result.json"))
+assert result["epochs"] == 1 and result["test_images"] == 512, result
+assert 0.2 < result["test_accuracy"] <= 1.0, result
+lines = [json.loads(l) for l in open(run + "/metrics.jsonl")]
+assert len(lines) == 1 and lines[0]["epoch"] == 1, lines
+PY
+echo "cli torch smoke test passed"

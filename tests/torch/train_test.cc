@@ -1,0 +1,160 @@
+#include "models/torch/train.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.h"
+#include "models/block_string.h"
+#include "models/torch/measure.h"
+
+namespace dcnas::models::libtorch {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool HaveDataset() { return fs::exists(std::string(kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz"); }
+
+// A tiny two-block network on 16 px inputs: trains in about a second per 512 images.
+Graph TinyNetwork() {
+  BlockNetworkSpec spec;
+  spec.blocks = {"r1_k3_s22_e1_i16_o8_se0.25", "r1_k3_s22_e2_i8_o16"};
+  spec.stem_filters = 16;
+  spec.head_filters = 32;
+  BuildOptions o;
+  o.resolution = 16;
+  o.in_channels = 1;
+  o.num_classes = 10;
+  return BuildBlockNetwork("tiny", spec, o);
+}
+
+TrainOptions TinyOptions(const std::string& dir) {
+  TrainOptions o;
+  o.epochs = 2;
+  o.batch = 64;
+  o.limit_train = 512;
+  o.limit_eval = 256;
+  o.seed = 7;
+  o.threads = 1;
+  o.out_dir = dir;
+  return o;
+}
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("dcnas_train_test_" + name + "_" +
+                                          std::to_string(::getpid()))) {
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+TEST_CASE("the Fashion-MNIST reader reads Debian's gzipped IDX files") {
+  if (!HaveDataset()) {
+    WARN("dataset-fashion-mnist is not installed; skipping");
+    return;
+  }
+  const ImageSet test = ReadFashionMnist(kFashionMnistDir, "t10k");
+  CHECK(test.count == 10000);
+  CHECK(test.rows == 28);
+  CHECK(test.cols == 28);
+  CHECK(test.pixels.size() == 10000u * 28 * 28);
+  const std::vector<uint8_t> first(test.labels.begin(), test.labels.begin() + 10);
+  CHECK(first == std::vector<uint8_t>{9, 2, 1, 1, 6, 1, 4, 6, 5, 7});
+}
+
+TEST_CASE("a missing dataset names the file and the package to install") {
+  CHECK_THROWS_WITH(ReadFashionMnist("/nonexistent", "train"),
+                    Catch::Contains("/nonexistent/train-images-idx3-ubyte.gz") &&
+                        Catch::Contains("apt-get install dataset-fashion-mnist"));
+}
+
+TEST_CASE("options are checked") {
+  CHECK_THROWS_WITH(ParseOptimizer("adam"), Catch::Contains("sgd, rmsprop, adamw"));
+  TrainOptions o = TinyOptions("");
+  CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("--out"));
+  o.out_dir = "/tmp/unused";
+  o.dataset = "mnist";
+  CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("fashion-mnist"));
+}
+
+TEST_CASE("training writes metrics, checkpoints and the result, deterministically") {
+  if (!HaveDataset()) {
+    WARN("dataset-fashion-mnist is not installed; skipping");
+    return;
+  }
+  const Graph g = TinyNetwork();
+  TempDir a("a"), b("b");
+  int final_lines = 0;
+  const TrainResult ra = Train(g, TinyOptions(a.path.string()), [&](const std::string&, bool f) {
+    final_lines += f ? 1 : 0;
+  });
+  CHECK(ra.finished);
+  CHECK(final_lines == 2);
+  REQUIRE(ra.history.size() == 2);
+  CHECK(ra.history[1].train_loss < ra.history[0].train_loss);
+  CHECK(ra.test_accuracy > 0.2);  // far above chance (0.1) after 1,024 images
+  CHECK(fs::exists(a.path / "checkpoint.pt"));
+  const auto result = nlohmann::json::parse(ReadFile((a.path / "result.json").string()));
+  CHECK(result.at("test_accuracy").get<double>() == ra.test_accuracy);
+  CHECK(result.at("test_images").get<int>() == 256);
+  const std::string metrics = ReadFile((a.path / "metrics.jsonl").string());
+  CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 2);
+
+  SECTION("an existing run is not overwritten without --resume") {
+    CHECK_THROWS_WITH(Train(g, TinyOptions(a.path.string()), nullptr),
+                      Catch::Contains("--resume"));
+  }
+  SECTION("a run stopped after epoch 1 and resumed equals the uninterrupted run") {
+    TrainOptions o = TinyOptions(b.path.string());
+    o.stop_after_epoch = 1;
+    const TrainResult part = Train(g, o, nullptr);
+    CHECK_FALSE(part.finished);
+    CHECK(part.history.size() == 1);
+    CHECK_FALSE(fs::exists(b.path / "result.json"));
+    o.stop_after_epoch = 0;
+    o.resume = true;
+    const TrainResult rb = Train(g, o, nullptr);
+    REQUIRE(rb.history.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      CHECK(rb.history[i].train_loss == ra.history[i].train_loss);
+      CHECK(rb.history[i].val_accuracy == ra.history[i].val_accuracy);
+    }
+    CHECK(rb.test_accuracy == ra.test_accuracy);
+    CHECK(rb.test_loss == ra.test_loss);
+  }
+  SECTION("resuming with other settings is refused") {
+    TrainOptions o = TinyOptions(a.path.string());
+    o.resume = true;
+    o.batch = 32;
+    CHECK_THROWS_WITH(Train(g, o, nullptr), Catch::Contains("other settings"));
+  }
+}
+
+TEST_CASE("measurement summarises timed runs by median and spread") {
+  CHECK(Median({3.0, 1.0, 2.0}) == 2.0);
+  CHECK(Median({4.0, 1.0, 2.0, 3.0}) == 2.5);
+  CHECK(Spread({3.0, 1.0, 2.5}) == 2.0);
+  CHECK_FALSE(CpuModelName().empty());
+  MeasureOptions o;
+  o.repeats = 3;
+  o.warmup = 1;
+  for (MeasureMode mode : {MeasureMode::kInference, MeasureMode::kTrain}) {
+    o.mode = mode;
+    const Measurement m = MeasureGraph(TinyNetwork(), o);
+    CHECK(m.samples_ms.size() == 3);
+    CHECK(m.median_ms > 0);
+    CHECK(m.spread_ms >= 0);
+    CHECK(m.batch == 1);
+    CHECK(m.resolution_px == 16);
+    CHECK(m.throughput_img_per_s == Approx(1000.0 / m.median_ms));
+  }
+  o.repeats = 0;
+  CHECK_THROWS_WITH(MeasureGraph(TinyNetwork(), o), Catch::Contains("repeats"));
+}
+
+}  // namespace
+}  // namespace dcnas::models::libtorch
