@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job on the shipped default data: installs the Debian packages, builds dcnas, and prints
-# the model-zoo summary of the EfficientNet, EfficientNet-X and ResNet-50 families.
+# The main job on the shipped default data: installs the Debian packages, builds dcnas, and runs
+# the EfficientNet vs EfficientNet-X study: the zoo summary, the simulated comparison on TPUv3
+# (XLA, bf16) and V100 (TensorRT, fp16) with default and calibrated parameters, and the roofline
+# chart (the paper's Figure 2). Tables print to the terminal; tables and charts go to out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -8,6 +10,33 @@ scripts/build.sh
 dcnas=build/cli/dcnas
 out="${OUT_DIR:-out}"
 mkdir -p "$out"
-"$dcnas" models summary --family efficientnet,efficientnet-x,efficientnet-x-tpu,efficientnet-x-gpu --models resnet50 \
-  | tee "$out/zoo-summary.txt"
-echo "main job done: outputs in $out/"
+section() { printf '\n=== %s ===\n' "$1"; }
+
+section "Model zoo: EfficientNet, EfficientNet-X and ResNet-50 (native resolution, batch 1)"
+"$dcnas" models summary --family efficientnet,efficientnet-x,efficientnet-x-tpu,efficientnet-x-gpu \
+  --models resnet50 | tee "$out/zoo-summary.txt"
+
+section "EfficientNet vs EfficientNet-X-TPU on tpu-v3 (xla-tpu, bf16, batch 128; paper: 1.56x geomean)"
+"$dcnas" compare --family efficientnet,efficientnet-x-tpu --accel tpu-v3 --batch 128 \
+  --out "$out/compare-tpu-v3.svg" | tee "$out/compare-tpu-v3.txt"
+
+section "EfficientNet vs EfficientNet-X-GPU on v100 (tensorrt, fp16, batch 128; paper: 1.91x geomean)"
+"$dcnas" compare --family efficientnet,efficientnet-x-gpu --accel v100 --stack tensorrt \
+  --precision fp16 --batch 128 --out "$out/compare-v100.svg" | tee "$out/compare-v100.txt"
+
+section "Same on tpu-v3 with the calibrated profile tpu-v3-xla-tpu-bf16"
+"$dcnas" compare --family efficientnet,efficientnet-x-tpu --accel tpu-v3 --batch 128 \
+  --calibration tpu-v3-xla-tpu-bf16 | tee "$out/compare-tpu-v3-calibrated.txt"
+
+section "Same on v100 with the calibrated profile v100-pytorch-eager-fp16"
+"$dcnas" compare --family efficientnet,efficientnet-x-gpu --accel v100 --stack pytorch-eager \
+  --precision fp16 --batch 128 --calibration v100-pytorch-eager-fp16 \
+  | tee "$out/compare-v100-calibrated.txt"
+
+section "Roofline (paper Figure 2): tpu-v3 and v100, batch 128"
+"$dcnas" roofline --accel tpu-v3,v100 --batch 128 \
+  --models efficientnet-b0,efficientnet-b1,efficientnet-b2,efficientnet-b3,efficientnet-b4,efficientnet-b5,efficientnet-b6,efficientnet-b7,efficientnet-x-tpu-b0,efficientnet-x-tpu-b3,efficientnet-x-tpu-b7,resnet50,resnest50,regnety-4.0gf \
+  --out "$out/roofline.svg" | tee "$out/roofline.txt"
+
+echo
+echo "main job done: tables and charts (roofline.svg, roofline-flops-latency.svg, compare-*.svg) in $out/"
