@@ -21,6 +21,8 @@ const std::vector<CalibrationField>& CalibrationFields() {
        "fraction of non-dominant unit time hidden under the dominant"},
       {"kernel_overhead_scale", &C::kernel_overhead_scale, 0, 100,
        "multiplies the stack's per-kernel overhead"},
+      {"group_launch_scale", &C::group_launch_scale, 0, 100,
+       "multiplies the per-kernel overhead of each per-group launch"},
       {"onchip_usable_fraction", &C::onchip_usable_fraction, 0, 1,
        "fraction of on-chip memory usable to hold tensors"},
       {"systolic_pipeline_scale", &C::systolic_pipeline_scale, 0, 100,

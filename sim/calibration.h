@@ -21,7 +21,10 @@ struct CalibrationParams {
   // Fraction of the non-dominant resource times hidden under the dominant one [0, 1]:
   // t = max + (1 - overlap) * (sum - max).
   double overlap = 0.80;
-  double kernel_overhead_scale = 1.0;    // multiplies the stack's kernel_overhead_us
+  double kernel_overhead_scale = 1.0;  // multiplies the stack's kernel_overhead_us
+  // Multiplies the overhead of each extra launch of a per-group grouped convolution (launches
+  // issued back to back inside one layer, with no host work between them).
+  double group_launch_scale = 1.0;
   double onchip_usable_fraction = 0.5;   // of the reuse level's capacity usable to hold tensors
   double systolic_pipeline_scale = 1.0;  // multiplies weight-load, fill and drain cycles
   // Vector ops per output element (an op = one lane-cycle).

@@ -142,6 +142,10 @@ PreparedGraph Prepare(const models::Graph& graph) {
       po.gemm.groups = a.groups;
       po.pointwise_conv =
           a.kernel_h == 1 && a.kernel_w == 1 && a.stride_h == 1 && a.stride_w == 1 && a.groups == 1;
+      po.winograd_conv = a.kernel_h == 3 && a.kernel_w == 3 && a.stride_h == 1 && a.stride_w == 1 &&
+                         a.dilation_h == 1 && a.dilation_w == 1 && a.groups == 1;
+      po.out_h = static_cast<int>(out.h);
+      po.out_w = static_cast<int>(out.w);
       po.in_elements = static_cast<double>(in.elements());
     } else if (op.kind == OpKind::kFullyConnected) {
       const auto& in = graph.op(op.inputs[0]).out.shape;

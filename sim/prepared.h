@@ -30,8 +30,11 @@ struct PreparedOp {
   models::Activation activation = models::Activation::kRelu;
   bool broadcast_mul = false;   // [N,H,W,C] * [N,1,1,C]
   bool pointwise_conv = false;  // 1x1 stride-1 convolution
-  int main_input = -1;          // producer of the input with the output's shape
-  int first_input = 0;          // into PreparedGraph::inputs / input_bytes
+  bool winograd_conv = false;   // 3x3 stride-1 undilated dense convolution (Winograd-eligible)
+  int out_h = 0;                // output height and width of a convolution
+  int out_w = 0;
+  int main_input = -1;  // producer of the input with the output's shape
+  int first_input = 0;  // into PreparedGraph::inputs / input_bytes
   int num_inputs = 0;
   int first_consumer = 0;  // into PreparedGraph::consumers
   int num_consumers = 0;

@@ -68,8 +68,10 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
     s.grouped_conv_mapping = GroupedMapping::kPacked;
   } else if (mapping == "expanded") {
     s.grouped_conv_mapping = GroupedMapping::kExpanded;
+  } else if (mapping == "per_group") {
+    s.grouped_conv_mapping = GroupedMapping::kPerGroup;
   } else {
-    r.Fail("grouped_conv_mapping", "expected packed or expanded, got '" + mapping + "'");
+    r.Fail("grouped_conv_mapping", "expected packed, expanded or per_group, got '" + mapping + "'");
   }
   s.layout = r.String("layout");
   if (s.layout != "nhwc" && s.layout != "nchw") r.Fail("layout", "expected nhwc or nchw");
@@ -87,6 +89,10 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
     a.Fail("unaligned", "expected pad or fallback, got '" + policy + "'");
   }
   a.Finish();
+  s.gemm_min_tile = static_cast<int>(r.IntegerOr("gemm_min_tile", 0, 0, 4096));
+  s.gemm_split_k = r.BoolOr("gemm_split_k", false);
+  s.gemm_tiled_cuda_cores = r.BoolOr("gemm_tiled_cuda_cores", false);
+  s.winograd_tile = static_cast<int>(r.IntegerOr("winograd_tile", 0, 0, 6));
   r.Finish();
   uint64_t h = 0x84222325cbf29ce4ULL;
   h = HashDouble(h, s.kernel_overhead_us);
@@ -97,7 +103,9 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
         static_cast<uint64_t>(s.depthwise_unit), static_cast<uint64_t>(s.grouped_conv_unit),
         static_cast<uint64_t>(s.grouped_conv_mapping), static_cast<uint64_t>(s.alignment_fp32),
         static_cast<uint64_t>(s.alignment_fp16), static_cast<uint64_t>(s.alignment_bf16),
-        static_cast<uint64_t>(s.alignment_int8), static_cast<uint64_t>(s.unaligned)}) {
+        static_cast<uint64_t>(s.alignment_int8), static_cast<uint64_t>(s.unaligned),
+        static_cast<uint64_t>(s.gemm_min_tile), uint64_t{s.gemm_split_k},
+        uint64_t{s.gemm_tiled_cuda_cores}, static_cast<uint64_t>(s.winograd_tile)}) {
     h = HashMix(h, v);
   }
   s.fingerprint = h;

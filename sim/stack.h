@@ -18,8 +18,10 @@ enum class ExecUnit : uint8_t { kMatrix, kVector };
 enum class UnalignedPolicy : uint8_t { kPad, kFallback };
 // How grouped (not depthwise) convolutions map onto the matrix unit: groups packed side by side /
 // run as separate GEMMs, or expanded to one dense convolution with a block-diagonal (zero-masked)
-// filter, which multiplies the MACs by the group count (XLA's grouped-convolution rewrite).
-enum class GroupedMapping : uint8_t { kPacked, kExpanded };
+// filter, which multiplies the MACs by the group count (XLA's grouped-convolution rewrite), or
+// one kernel per group run one after the other (each group's GEMM has the whole chip to itself
+// and pays its own launch: the legacy group loop of cuDNN/TensorRT grouped convolutions).
+enum class GroupedMapping : uint8_t { kPacked, kExpanded, kPerGroup };
 
 struct StackProfile {
   std::string name;
@@ -46,6 +48,17 @@ struct StackProfile {
   int alignment_bf16 = 0;
   int alignment_int8 = 0;
   UnalignedPolicy unaligned = UnalignedPolicy::kPad;
+  // GEMM kernel selection on GPUs (sim/cost/matrix_unit.h): the smallest thread-block tile edge
+  // the library offers (0: always the accelerator's tile), whether it splits K over idle SMs,
+  // and whether CUDA-core (vector-unit) convolutions run as tiled GEMMs with the same tiles and
+  // waves (false: streamed at the vector rate with no quantisation).
+  int gemm_min_tile = 0;
+  bool gemm_split_k = false;
+  bool gemm_tiled_cuda_cores = false;
+  // Winograd F(m x m, 3 x 3) for 3x3 stride-1 dense convolutions on CUDA cores: output tile m
+  // (0: off). (m+2)^2 batched GEMMs of N*ceil(Ho/m)*ceil(Wo/m) x Cin x Cout replace the direct
+  // GEMM, 9m^2/(m+2)^2 times fewer MACs (2.25x for m = 2, 4x for m = 4).
+  int winograd_tile = 0;
   uint64_t fingerprint = 0;
 
   bool FusesActivation(models::Activation a) const {

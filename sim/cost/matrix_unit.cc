@@ -44,15 +44,60 @@ MatrixCycles SystolicCycles(const Gemm& g, const SystolicGeometry& geo) {
   return out;
 }
 
+namespace {
+
+MatrixCycles TileCycles(const Gemm& g, const TensorCoreGeometry& geo, int64_t tm, int64_t tn) {
+  const int64_t tiles = g.groups * CeilDiv(g.m, tm) * CeilDiv(g.n, tn);
+  const int64_t slots = static_cast<int64_t>(geo.sms) * geo.tiles_per_core;
+  const int64_t k_steps = CeilDiv(g.k, geo.tile_k);
+  const double tile_area = static_cast<double>(tm) * static_cast<double>(tn);
+  double step = tile_area / geo.macs_per_cycle_per_sm;
+  if (geo.operand_bytes_per_cycle_per_sm > 0) {
+    const double operand =
+        static_cast<double>((tm + tn) * geo.element_bytes) / geo.operand_bytes_per_cycle_per_sm;
+    step = std::max(step, operand);
+  }
+  step *= static_cast<double>(geo.tile_k) * geo.tiles_per_core;
+  auto with_split = [&](int64_t split) {
+    MatrixCycles c;
+    c.passes = tiles;
+    c.rounds = CeilDiv(tiles * split, slots);
+    c.cycles = static_cast<double>(c.rounds) * static_cast<double>(CeilDiv(k_steps, split)) * step;
+    if (split > 1 && geo.operand_bytes_per_cycle_per_sm > 0) {
+      // Partial sums (fp32) written and read back once per split.
+      c.cycles += 2.0 * static_cast<double>(tiles * split) * tile_area * 4.0 /
+                  (geo.operand_bytes_per_cycle_per_sm * geo.sms);
+    }
+    return c;
+  };
+  MatrixCycles out = with_split(1);
+  if (geo.split_k && tiles < slots) {
+    // A split-K kernel is a separate candidate: it wins only when the K loop dominates.
+    const MatrixCycles split = with_split(std::min(slots / tiles, k_steps));
+    if (split.cycles < out.cycles) out = split;
+  }
+  return out;
+}
+
+}  // namespace
+
 MatrixCycles TensorCoreCycles(const Gemm& g, const TensorCoreGeometry& geo) {
   MatrixCycles out;
   if (g.m <= 0 || g.k <= 0 || g.n <= 0 || g.groups <= 0) return out;
-  out.passes = g.groups * CeilDiv(g.m, geo.tile_m) * CeilDiv(g.n, geo.tile_n);
-  out.rounds = CeilDiv(out.passes, static_cast<int64_t>(geo.sms) * geo.tiles_per_core);
-  const double tile_macs = static_cast<double>(CeilDiv(g.k, geo.tile_k) * geo.tile_k) *
-                           static_cast<double>(geo.tile_m) * static_cast<double>(geo.tile_n);
-  out.cycles =
-      static_cast<double>(out.rounds) * tile_macs * geo.tiles_per_core / geo.macs_per_cycle_per_sm;
+  // The accelerator's own tile hides its operand loads (its shortfall is matrix_efficiency);
+  // only the smaller candidates pay the operand-bandwidth bound.
+  TensorCoreGeometry own = geo;
+  own.operand_bytes_per_cycle_per_sm = 0;
+  out = TileCycles(g, own, geo.tile_m, geo.tile_n);
+  if (geo.min_tile > 0) {
+    for (int64_t tm = geo.tile_m; tm >= geo.min_tile; tm /= 2) {
+      for (int64_t tn = geo.tile_n; tn >= geo.min_tile; tn /= 2) {
+        if (tm == geo.tile_m && tn == geo.tile_n) continue;
+        const MatrixCycles c = TileCycles(g, geo, tm, tn);
+        if (c.cycles < out.cycles) out = c;
+      }
+    }
+  }
   out.utilization =
       static_cast<double>(g.macs()) / (out.cycles * geo.macs_per_cycle_per_sm * geo.sms);
   return out;

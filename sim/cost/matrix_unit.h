@@ -51,14 +51,34 @@ struct TensorCoreGeometry {
   int tiles_per_core = 1;  // thread blocks resident per SM
   int sms = 1;
   double macs_per_cycle_per_sm = 512;  // tensor cores per SM * MACs per tensor core per cycle
+  // Kernel selection (0: the one tile above). Otherwise every tile tile_m/2^i x tile_n/2^j with
+  // both edges >= min_tile is a candidate and the fastest is chosen, as TensorRT's autotuner and
+  // cuDNN's heuristics pick among kernels: small tiles fill more SMs when M or N is small.
+  int min_tile = 0;
+  // Split-K: when one wave has idle SMs, the K loop of each tile is split over them and the
+  // partial sums are reduced through on-chip memory.
+  bool split_k = false;
+  // On-chip (L2) bandwidth per SM for the operand tiles, bytes per cycle (0: not limiting). Each
+  // K step of a tm x tn tile reads (tm + tn) x tile_k operand elements and does tm x tn x tile_k
+  // MACs: a small tile reuses each loaded element less and becomes bandwidth-bound.
+  double operand_bytes_per_cycle_per_sm = 0;
+  int element_bytes = 2;
 };
 
-// Tensor cores: thread-block tiles over M and N (tile quantisation), K in tile_k steps, tiles
-// scheduled in waves over the SMs (wave quantisation).
-//   tiles  = groups * ceil(m/tile_m) * ceil(n/tile_n)
-//   waves  = ceil(tiles / (sms * tiles_per_core))
-//   cycles = waves * ceil(k/tile_k) * tile_k * tile_m * tile_n * tiles_per_core
-//            / macs_per_cycle_per_sm
+// Tensor cores (and CUDA-core GEMMs, with the CUDA-core rate): thread-block tiles over M and N
+// (tile quantisation), K in tile_k steps, tiles scheduled in waves over the SMs (wave
+// quantisation). For each candidate tile tm x tn (see min_tile):
+//   tiles  = groups * ceil(m/tm) * ceil(n/tn);  slots = sms * tiles_per_core
+//   split  = 1, or (split_k && tiles < slots, a second candidate) min(floor(slots/tiles),
+//   ceil(k/tile_k)) waves  = ceil(tiles * split / slots) step   = tiles_per_core * tile_k *
+//   max(tm*tn / macs_per_cycle_per_sm,
+//                                          (tm+tn) * element_bytes /
+//                                          operand_bytes_per_cycle_per_sm)
+//   cycles = waves * ceil(ceil(k/tile_k) / split) * step
+//            + (split > 1 ? 2 * tiles * split * tm*tn * 4 / (operand_bytes_per_cycle_per_sm*sms) :
+//            0)
+// and the candidate with the fewest cycles is used. The accelerator's own tile (tile_m x tile_n)
+// is exempt from the operand bound: its shortfall is part of matrix_efficiency.
 MatrixCycles TensorCoreCycles(const Gemm& gemm, const TensorCoreGeometry& geometry);
 
 // Rounds a channel count up to a multiple of `alignment` (0 or 1: unchanged).

@@ -75,6 +75,14 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
     gemm.n *= gemm.groups;
     gemm.groups = 1;
   }
+  // One kernel per group: the cost below is one group's, times the groups, plus their launches.
+  double serial_groups = 1;
+  if (op.cls == OpClass::kConv && gemm.groups > 1 &&
+      stack.grouped_conv_mapping == GroupedMapping::kPerGroup) {
+    serial_groups = static_cast<double>(gemm.groups);
+    gemm.groups = 1;
+    w.extra_kernels = serial_groups - 1;
+  }
   const bool tensor_core = spec.matrix_unit.kind == MatrixKind::kTensorCore;
   if (on_matrix && tensor_core && ctx.alignment > 1 &&
       (gemm.k % ctx.alignment != 0 || gemm.n % ctx.alignment != 0)) {
@@ -85,15 +93,26 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
       gemm.n = AlignUp(gemm.n, ctx.alignment);
     }
   }
+  // GPU GEMM geometry shared by tensor-core and (when the stack tiles them) CUDA-core kernels.
+  TensorCoreGeometry geo_tc;
+  if (tensor_core) {
+    geo_tc.tile_m = spec.matrix_unit.tile_m;
+    geo_tc.tile_n = spec.matrix_unit.tile_n;
+    geo_tc.tile_k = spec.matrix_unit.tile_k;
+    geo_tc.tiles_per_core = spec.matrix_unit.tiles_per_core;
+    geo_tc.sms = spec.cores;
+    geo_tc.min_tile = stack.gemm_min_tile;
+    geo_tc.split_k = stack.gemm_split_k;
+    geo_tc.element_bytes = models::DTypeBytes(ctx.dtype);
+    if (stack.gemm_min_tile > 0) {
+      geo_tc.operand_bytes_per_cycle_per_sm =
+          ctx.onchip_bytes_per_s * p.onchip_efficiency / (ctx.clock_hz * spec.cores);
+    }
+  }
   if (on_matrix) {
     MatrixCycles mc;
     if (tensor_core) {
-      TensorCoreGeometry geo;
-      geo.tile_m = spec.matrix_unit.tile_m;
-      geo.tile_n = spec.matrix_unit.tile_n;
-      geo.tile_k = spec.matrix_unit.tile_k;
-      geo.tiles_per_core = spec.matrix_unit.tiles_per_core;
-      geo.sms = spec.cores;
+      TensorCoreGeometry geo = geo_tc;
       geo.macs_per_cycle_per_sm =
           spec.matrix_unit.macs_per_cycle[DTypeIndex(ctx.dtype)] * spec.matrix_unit.units_per_core;
       mc = TensorCoreCycles(gemm, geo);
@@ -112,8 +131,25 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
       mc.utilization *= rate;
     }
     w.unit = Unit::kMatrix;
-    w.matrix_s = mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
+    w.matrix_s = serial_groups * mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
     w.utilization = mc.utilization;
+  } else if (tensor_core && stack.gemm_tiled_cuda_cores && op.cls != OpClass::kDepthwise &&
+             ctx.clock_hz > 0) {
+    // A CUDA-core GEMM: the same tiles and waves at the CUDA cores' MAC rate.
+    TensorCoreGeometry geo = geo_tc;
+    geo.macs_per_cycle_per_sm =
+        ctx.vector_ops_per_s / (ctx.clock_hz * spec.cores * p.ops_depthwise_per_mac);
+    const int64_t wt = stack.winograd_tile;
+    if (wt > 0 && op.winograd_conv && op.out_h > 0 && op.out_w > 0) {
+      // Winograd F(wt x wt, 3 x 3): one GEMM per point of the (wt+2)^2 transformed tile.
+      const int64_t images = gemm.m / (static_cast<int64_t>(op.out_h) * op.out_w);
+      gemm.m = images * ((op.out_h + wt - 1) / wt) * ((op.out_w + wt - 1) / wt);
+      gemm.k /= 9;
+      gemm.groups = (wt + 2) * (wt + 2);
+    }
+    const MatrixCycles mc = TensorCoreCycles(gemm, geo);
+    w.unit = Unit::kVector;
+    w.vector_s = serial_groups * mc.cycles / (ctx.clock_hz * p.vector_efficiency);
   } else {
     w.unit = Unit::kVector;
     w.vector_s = VectorSeconds(op.macs * p.ops_depthwise_per_mac, 0, ctx.vector_ops_per_s,
@@ -206,6 +242,7 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
                 const OpWork& work, int intermediate_input) {
   if (terms.num_ops == 0) terms.class_scale = work.class_scale;
   terms.num_ops += 1;
+  terms.extra_kernels += work.extra_kernels;
   terms.matrix_s += work.matrix_s;
   terms.vector_s += work.vector_s;
   terms.flops += op.flops;
@@ -235,7 +272,8 @@ GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
   g.vector_s = t.vector_s;
   g.memory_s = MemorySeconds(g.hbm_bytes, ctx.hbm_bytes_per_s, p.memory_efficiency, g.onchip_bytes,
                              ctx.onchip_bytes_per_s, p.onchip_efficiency);
-  g.overhead_s = t.num_ops > 0 ? ctx.kernel_overhead_s : 0.0;
+  g.overhead_s =
+      t.num_ops > 0 ? ctx.kernel_overhead_s * (1.0 + t.extra_kernels * p.group_launch_scale) : 0.0;
   const Combined c =
       Combine(g.matrix_s, g.vector_s, g.memory_s, g.overhead_s, p.overlap, t.class_scale);
   g.total_s = c.total_s;

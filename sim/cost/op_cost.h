@@ -43,6 +43,7 @@ struct OpWork {
   double input_passes = 1;  // activation re-streaming factor (weights not resident)
   double utilization = 0;   // matrix-unit utilisation (0 when not on the matrix unit)
   double class_scale = 1;
+  double extra_kernels = 0;  // launches beyond the group's one (per-group grouped convolutions)
   Unit unit = Unit::kNone;
 };
 OpWork ComputeOpWork(const PreparedOp& op, const CostContext& ctx);
@@ -55,6 +56,7 @@ struct GroupTerms {
   double intermediate_bytes = 0;    // tensors produced and consumed inside the group
   double held_per_image_bytes = 0;  // largest intermediate of one image (streamed chain)
   double class_scale = 1;           // of the anchor (first op)
+  double extra_kernels = 0;         // launches beyond one per group (OpWork::extra_kernels)
   double flops = 0;
   int num_ops = 0;
 };
@@ -79,7 +81,8 @@ struct GroupCost {
 // them, for one image, fits in usable_hold_bytes: the usable part of one core's share of the
 // holding level when that level is per core (TPU VMEM), or of the whole level when it is chip-wide
 // (GPU L2).
-// Otherwise they are written to and read back from HBM. One kernel overhead per group.
+// Otherwise they are written to and read back from HBM. One kernel overhead per group, plus one
+// per extra launch of its ops (per-group grouped convolutions).
 GroupCost FinishGroup(const GroupTerms& terms, const CostContext& ctx);
 
 }  // namespace dcnas::sim::cost

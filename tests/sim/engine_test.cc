@@ -185,5 +185,57 @@ TEST_CASE("the report embeds what was simulated") {
   CHECK(json.find("\"intensity_flop_per_byte\"") != std::string::npos);
 }
 
+TEST_CASE("per-group grouped convolutions: one GEMM and one launch per group") {
+  const AcceleratorSpec spec = LoadAccelerator("t4");
+  const CalibrationParams calib = Ideal();
+  models::GraphInfo info;
+  info.model = "grouped";
+  info.batch = 1;
+  info.dtype = DType::kFp16;
+  models::GraphBuilder b(info);
+  models::GraphBuilder::ConvOptions o;
+  o.groups = 32;
+  b.Conv(b.Input(56, 56, 128), 128, 3, o);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  const PreparedOp& conv = p.ops.back();
+  REQUIRE(conv.gemm.groups == 32);
+  const StackProfile per_group = LoadStack("tensorrt");
+  REQUIRE(per_group.grouped_conv_mapping == GroupedMapping::kPerGroup);
+  const cost::CostContext ctx = cost::MakeContext(spec, per_group, calib, DType::kFp16);
+  const cost::OpWork w = cost::ComputeOpWork(conv, ctx);
+  CHECK(w.extra_kernels == 31);
+  PreparedOp one = conv;
+  one.gemm.groups = 1;
+  CHECK(w.matrix_s == Approx(32 * cost::ComputeOpWork(one, ctx).matrix_s));
+  cost::GroupTerms t;
+  cost::AddToGroup(t, p, conv, w, -1);
+  CHECK(cost::FinishGroup(t, ctx).overhead_s == Approx(32 * ctx.kernel_overhead_s));
+  const StackProfile packed = LoadStack("tensorrt", {{"grouped_conv_mapping", "packed"}});
+  const cost::OpWork wp =
+      cost::ComputeOpWork(conv, cost::MakeContext(spec, packed, calib, DType::kFp16));
+  CHECK(wp.extra_kernels == 0);
+  CHECK(wp.matrix_s < w.matrix_s);
+}
+
+TEST_CASE("Winograd F(2x2,3x3) cuts the CUDA-core MACs of a 3x3 stride-1 conv by 2.25") {
+  const AcceleratorSpec spec = LoadAccelerator("v100");
+  const CalibrationParams calib = Ideal();
+  // 3x3 conv, 56x56x256 -> 256 at batch 32: fp32 runs on CUDA cores (no fp32 tensor cores).
+  const models::Graph g = testing::ConvGraph(32, 56, 256, 256, 3, DType::kFp32);
+  const PreparedGraph p = Prepare(g);
+  const PreparedOp& conv = p.ops.back();
+  REQUIRE(conv.winograd_conv);
+  const StackProfile direct = LoadStack("tensorrt", {{"winograd_tile", "0"}});
+  const StackProfile wino = LoadStack("tensorrt");
+  REQUIRE(wino.winograd_tile == 2);
+  const double t_direct =
+      cost::ComputeOpWork(conv, cost::MakeContext(spec, direct, calib, DType::kFp32)).vector_s;
+  const double t_wino =
+      cost::ComputeOpWork(conv, cost::MakeContext(spec, wino, calib, DType::kFp32)).vector_s;
+  // Many full waves either way: the ratio is the MAC ratio 9 * 2^2 / 4^2 up to tile rounding.
+  CHECK(t_direct / t_wino == Approx(2.25).epsilon(0.05));
+}
+
 }  // namespace
 }  // namespace dcnas::sim

@@ -116,5 +116,56 @@ TEST_CASE("AlignUp") {
   CHECK(AlignUp(27, 1) == 27);
 }
 
+TEST_CASE("tensor cores: kernel selection picks a smaller tile when M and N are small") {
+  TensorCoreGeometry g = V100Like();
+  // Batch 1 at 7x7: M = 49, K = 3x3x512, N = 512. The 128x128 tile gives 4 tiles on 80 SMs.
+  const Gemm gemm{49, 4608, 512, 1};
+  const MatrixCycles fixed = TensorCoreCycles(gemm, g);
+  CHECK(fixed.passes == 4);
+  CHECK(fixed.cycles == Approx(144.0 * 32 * 128 * 128 / 512));
+  g.min_tile = 32;
+  // 32x32 tiles: 2 x 16 = 32 tiles, one wave, 16x fewer cycles per K step.
+  const MatrixCycles chosen = TensorCoreCycles(gemm, g);
+  CHECK(chosen.passes == 32);
+  CHECK(chosen.rounds == 1);
+  CHECK(chosen.cycles == Approx(144.0 * 32 * 32 * 32 / 512));
+  // A GEMM that fills the chip keeps the big tile.
+  const Gemm big{int64_t{128} * 80, 256, 128, 1};
+  CHECK(TensorCoreCycles(big, g).cycles == Approx(TensorCoreCycles(big, V100Like()).cycles));
+}
+
+TEST_CASE("tensor cores: split-K spreads the K loop over idle SMs") {
+  TensorCoreGeometry g = V100Like();
+  g.min_tile = 32;
+  g.split_k = true;
+  // Best candidate: 32x64 tiles, 2 x 8 = 16 tiles, K split 5 ways (80 slots), ceil(144 / 5) = 29
+  // K steps each (32x32 tiles split only 2 ways: 72 steps of half the MACs, 4608 cycles).
+  const MatrixCycles c = TensorCoreCycles(Gemm{49, 4608, 512, 1}, g);
+  CHECK(c.passes == 16);
+  CHECK(c.rounds == 1);
+  CHECK(c.cycles == Approx(29.0 * 32 * 32 * 64 / 512));
+  // With an on-chip bandwidth, the partial sums (fp32) are written and read back once.
+  g.operand_bytes_per_cycle_per_sm = 1e9;
+  const MatrixCycles r = TensorCoreCycles(Gemm{49, 4608, 512, 1}, g);
+  CHECK(r.cycles > c.cycles);
+  CHECK(r.cycles == Approx(c.cycles + 2.0 * 80 * 32 * 64 * 4 / (1e9 * 80)));
+}
+
+TEST_CASE("tensor cores: small tiles become bound by operand bandwidth") {
+  TensorCoreGeometry g = V100Like();
+  g.tile_m = 64;
+  g.tile_n = 64;
+  g.min_tile = 32;
+  g.element_bytes = 2;
+  g.operand_bytes_per_cycle_per_sm = 32;
+  // The own 64x64 tile: 2 K steps x 32 x 4096 / 512 = 512 cycles (exempt from the operand bound).
+  // A 32x32 tile reads 64 operands (128 bytes: 4 cycles) per K element for 1024 MACs (2 cycles).
+  const MatrixCycles c = TensorCoreCycles(Gemm{32, 64, 32, 1}, g);
+  CHECK(c.passes == 1);
+  CHECK(c.cycles == Approx(64.0 * 4));
+  g.operand_bytes_per_cycle_per_sm = 1e6;
+  CHECK(TensorCoreCycles(Gemm{32, 64, 32, 1}, g).cycles == Approx(64.0 * 2));
+}
+
 }  // namespace
 }  // namespace dcnas::sim::cost
