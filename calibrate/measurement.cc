@@ -91,7 +91,7 @@ class RowReader {
 
 const std::vector<std::string>& RegimeNames() {
   static const std::vector<std::string> kNames = {kRegimeLargeBatch, kRegimeEngineLatency,
-                                                  kRegimeFrameworkLatency};
+                                                  kRegimeFrameworkLatency, kRegimeHostCpu};
   return kNames;
 }
 

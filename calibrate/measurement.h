@@ -21,6 +21,8 @@ namespace dcnas::calibrate {
 inline constexpr const char* kRegimeLargeBatch = "large_batch";
 inline constexpr const char* kRegimeEngineLatency = "engine_latency";
 inline constexpr const char* kRegimeFrameworkLatency = "framework_latency";
+// dcnas's own timings on the host CPU (`dcnas measure`, LibTorch eager): compute time per batch.
+inline constexpr const char* kRegimeHostCpu = "host_cpu";
 const std::vector<std::string>& RegimeNames();
 const std::vector<std::string>& PrecisionNames();  // fp32, tf32, fp16, bf16, int8
 
