@@ -8,6 +8,8 @@
 # defaults: build-torch/cli/dcnas efficientnet-b0 128 1 10; proxy scaling as `dcnas train --proxy`
 # (32 px, 1 input channel, 10 classes, 1 removed downsampling, width x0.25).
 # Needs python3-torch (apt-get install python3-torch); set PYTHON to use another interpreter.
+# With 1 thread both sides are timed by process CPU time (robust on a shared machine); set
+# CLOCK=wall to time by wall clock (always the case with more threads).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dcnas=${1:-$here/../build-torch/cli/dcnas}
@@ -15,6 +17,8 @@ model=${2:-efficientnet-b0}
 batch=${3:-128}
 threads=${4:-1}
 repeats=${5:-10}
+clock_args=()
+if [ "${CLOCK:-cpu}" = cpu ] && [ "$threads" = 1 ]; then clock_args=(--cpu-clock); fi
 python=${PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,20 +34,22 @@ cpp=()
 py=()
 for round in 1 2 3; do
   "$dcnas" measure --graph "$graph" --mode train --threads "$threads" --repeats "$repeats" \
-    --warmup 3 --out "$tmp/cpp$round.csv" 2>/dev/null
+    --warmup 3 "${clock_args[@]}" --out "$tmp/cpp$round.csv" 2>/dev/null
   cpp+=("$(tail -1 "$tmp/cpp$round.csv" | cut -d, -f9)")
   py+=("$("$python" "$here/torch_train_step.py" "$graph" --threads "$threads" \
-    --repeats "$repeats" --warmup 3 | "$python" -c 'import json,sys; print(json.load(sys.stdin)["images_per_s"])')")
+    --repeats "$repeats" --warmup 3 "${clock_args[@]}" | "$python" -c 'import json,sys; print(json.load(sys.stdin)["images_per_s"])')")
 done
 
-"$python" - "$model" "$batch" "$threads" "${cpp[*]}" "${py[*]}" <<'PY'
+"$python" - "$model" "$batch" "$threads" "${cpp[*]}" "${py[*]}" "${clock_args[*]}" <<'PY'
 import statistics, sys
 model, batch, threads = sys.argv[1:4]
 cpp = [float(v) for v in sys.argv[4].split()]
 py = [float(v) for v in sys.argv[5].split()]
 c, p = max(cpp), max(py)
 import torch
-print(f"model {model} (proxy 32 px), batch {batch}, {threads} thread(s), torch {torch.__version__}")
+clock = "process CPU time" if sys.argv[6] else "wall clock"
+print(f"model {model} (proxy 32 px), batch {batch}, {threads} thread(s), torch {torch.__version__}, "
+      f"timed by {clock}")
 print(f"dcnas LibTorch C++ : {c:8.1f} images/s (best of rounds {', '.join(f'{v:.1f}' for v in cpp)})")
 print(f"Python PyTorch     : {p:8.1f} images/s (best of rounds {', '.join(f'{v:.1f}' for v in py)})")
 print(f"ratio C++ / Python : {c / p:8.3f} (goal: >= 0.85)")

@@ -67,10 +67,10 @@ struct Command {
 
 // Subcommands (one file each in cli/).
 int RunModels(const Args& args);
-int RunSim(const Args& args);       // cmd_sim.cc
-int RunRoofline(const Args& args);  // cmd_roofline.cc
-int RunSweep(const Args& args);     // cmd_sweep.cc
-int RunCompare(const Args& args);   // cmd_compare.cc
+int RunSim(const Args& args);        // cmd_sim.cc
+int RunRoofline(const Args& args);   // cmd_roofline.cc
+int RunSweep(const Args& args);      // cmd_sweep.cc
+int RunCompare(const Args& args);    // cmd_compare.cc
 int RunCalibrate(const Args& args);  // cmd_calibrate.cc
 #ifdef DCNAS_WITH_TORCH
 int RunMeasure(const Args& args);  // cmd_measure.cc (LibTorch)

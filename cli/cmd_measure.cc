@@ -63,6 +63,9 @@ int RunMeasure(const Args& args) {
       "threads", po::value(&m.threads)->default_value(1), "LibTorch intra-op threads")(
       "repeats", po::value(&m.repeats)->default_value(5), "timed runs per point")(
       "warmup", po::value(&m.warmup)->default_value(2), "untimed runs before them")(
+      "cpu-clock", po::bool_switch(&m.cpu_clock),
+      "time runs by process CPU time (with --threads 1: the latency on an idle core, robust to "
+      "other work on a shared machine)")(
       "mode", po::value(&mode_text)->default_value("inference"),
       "inference (forward) or train (forward, backward, SGD step)")(
       "in-channels", po::value(&in_channels)->default_value(3), "input channels of zoo models")(
@@ -74,7 +77,7 @@ int RunMeasure(const Args& args) {
       "device-name", po::value(&device_name)->default_value("host-cpu"),
       "device column: the accelerator file (data/accelerators/<name>.yaml) of this machine")(
       "regime", po::value(&regime)->default_value(""),
-      "regime column (default host-cpu-libtorch, or host-cpu-libtorch-train with --mode train)")(
+      "regime column (default host_cpu, or host_cpu_train with --mode train)")(
       "notes", po::value(&notes), "text for the notes column")(
       "save-graphs", po::value(&save_graphs),
       "write each timed zoo graph to DIR/<model>-b<batch>-r<resolution>.json")(
@@ -87,7 +90,8 @@ int RunMeasure(const Args& args) {
              "[--resolution R] [--repeats K] [--mode inference|train] --out m.csv",
              "Times models with LibTorch on this machine's CPU (fp32): warm-up runs, then K timed\n"
              "runs per (model, batch); reports the median latency and the spread (max - min) in\n"
-             "the calibration measurement schema (device = the CPU model, stack = libtorch-cpu).\n"
+             "the calibration measurement schema (device host-cpu, stack libtorch-cpu, the CPU "
+             "model).\n"
              "A progress line is shown on a terminal.",
              options, positional, vm)) {
     return 0;
@@ -119,8 +123,7 @@ int RunMeasure(const Args& args) {
   const std::string cpu_model = lt::CpuModelName();
   const std::string source_ref = "dcnas measure " + Today() + " on " + cpu_model;
   if (regime.empty()) {
-    regime =
-        m.mode == lt::MeasureMode::kInference ? "host-cpu-libtorch" : "host-cpu-libtorch-train";
+    regime = m.mode == lt::MeasureMode::kInference ? "host_cpu" : "host_cpu_train";
   }
   Table table({"model", "device", "stack", "precision", "batch_size", "image_size", "latency_ms",
                "latency_spread_ms", "throughput_img_per_s", "repeats", "regime", "source_id",
@@ -154,7 +157,8 @@ int RunMeasure(const Args& args) {
                 << (job.batch > 0 ? job.batch : graph.info().batch) << std::flush;
     }
     const lt::Measurement r = lt::MeasureGraph(graph, m);
-    std::string row_notes = "warmup=" + std::to_string(m.warmup) + "; median of " +
+    std::string row_notes = std::string(m.cpu_clock ? "process CPU time per run; " : "") +
+                            "warmup=" + std::to_string(m.warmup) + "; median of " +
                             std::to_string(m.repeats) + " runs, spread = max - min";
     if (removed > 0 || width_scale != 1.0) {
       row_notes += "; proxy removed_downsamples=" + std::to_string(removed) +

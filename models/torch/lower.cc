@@ -26,20 +26,27 @@ bool Zero(const ResolvedPadding& p) {
 
 // Explicit pad of the last two (H, W) dimensions.
 Tensor Pad(const Tensor& x, const ResolvedPadding& p, double value) {
-  return F::pad(x, F::PadFuncOptions({p.left, p.right, p.top, p.bottom})
-                       .mode(::torch::kConstant)
-                       .value(value));
+  return F::pad(
+      x,
+      F::PadFuncOptions({p.left, p.right, p.top, p.bottom}).mode(::torch::kConstant).value(value));
 }
 
 Tensor Activate(const Tensor& x, Activation activation) {
   switch (activation) {
-    case Activation::kRelu: return ::torch::relu(x);
-    case Activation::kRelu6: return ::torch::hardtanh(x, 0.0, 6.0);
-    case Activation::kSwish: return ::torch::silu(x);
-    case Activation::kSigmoid: return ::torch::sigmoid(x);
-    case Activation::kHardSwish: return ::torch::hardswish(x);
-    case Activation::kHardSigmoid: return ::torch::hardsigmoid(x);
-    case Activation::kGelu: return ::torch::gelu(x);
+    case Activation::kRelu:
+      return ::torch::relu(x);
+    case Activation::kRelu6:
+      return ::torch::hardtanh(x, 0.0, 6.0);
+    case Activation::kSwish:
+      return ::torch::silu(x);
+    case Activation::kSigmoid:
+      return ::torch::sigmoid(x);
+    case Activation::kHardSwish:
+      return ::torch::hardswish(x);
+    case Activation::kHardSigmoid:
+      return ::torch::hardsigmoid(x);
+    case Activation::kGelu:
+      return ::torch::gelu(x);
   }
   throw InternalError("unknown activation");
 }
@@ -63,9 +70,7 @@ Tensor SpaceToBatch(const Tensor& x, int64_t b) {
 // Inverse of SpaceToBatch.
 Tensor BatchToSpace(const Tensor& x, int64_t b) {
   const int64_t n = x.size(0) / (b * b), c = x.size(1), h = x.size(2), w = x.size(3);
-  return x.reshape({b, b, n, c, h, w})
-      .permute({2, 3, 4, 0, 5, 1})
-      .reshape({n, c, h * b, w * b});
+  return x.reshape({b, b, n, c, h, w}).permute({2, 3, 4, 0, 5, 1}).reshape({n, c, h * b, w * b});
 }
 
 }  // namespace
@@ -132,7 +137,8 @@ GraphModuleImpl::GraphModuleImpl(const Graph& graph) : graph_(graph) {
         break;
       case OpKind::kFullyConnected: {
         linears_[id] = register_module(
-            name, ::torch::nn::Linear(::torch::nn::LinearOptions(in_c, a.out_channels).bias(a.bias)));
+            name,
+            ::torch::nn::Linear(::torch::nn::LinearOptions(in_c, a.out_channels).bias(a.bias)));
         const double range = 1.0 / std::sqrt(static_cast<double>(a.out_channels));
         linears_[id]->weight.uniform_(-range, range);
         if (a.bias) linears_[id]->bias.zero_();
@@ -147,9 +153,7 @@ GraphModuleImpl::GraphModuleImpl(const Graph& graph) : graph_(graph) {
 Tensor GraphModuleImpl::RunOp(const Op& op, const std::vector<Tensor>& values) {
   const auto id = static_cast<size_t>(op.id);
   const OpAttrs& a = op.attrs;
-  auto in = [&](size_t i) -> const Tensor& {
-    return values[static_cast<size_t>(op.inputs[i])];
-  };
+  auto in = [&](size_t i) -> const Tensor& { return values[static_cast<size_t>(op.inputs[i])]; };
   switch (op.kind) {
     case OpKind::kInput:
       throw InternalError("input op evaluated as an ordinary op");

@@ -47,8 +47,8 @@ class GraphModuleImpl : public ::torch::nn::Module {
   std::vector<::torch::Tensor> Run(const ::torch::Tensor& input, int stop_id, bool keep_all);
 
   Graph graph_;
-  std::vector<int> order_;      // topological order
-  std::vector<int> last_use_;   // per op: position in order_ of its last consumer
+  std::vector<int> order_;     // topological order
+  std::vector<int> last_use_;  // per op: position in order_ of its last consumer
   int input_id_ = -1;
   int output_id_ = -1;
   int logits_id_ = -1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <string>
 
@@ -89,7 +90,18 @@ Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {
     };
   }
   for (int i = 0; i < options.warmup; ++i) step();
+  auto cpu_ms = [] {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
+  };
   for (int i = 0; i < options.repeats; ++i) {
+    if (options.cpu_clock) {
+      const double start = cpu_ms();
+      step();
+      m.samples_ms.push_back(cpu_ms() - start);
+      continue;
+    }
     const auto start = std::chrono::steady_clock::now();
     step();
     const auto end = std::chrono::steady_clock::now();

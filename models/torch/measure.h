@@ -16,10 +16,14 @@ enum class MeasureMode {
 
 struct MeasureOptions {
   MeasureMode mode = MeasureMode::kInference;
-  int threads = 1;   // LibTorch intra-op threads
-  int warmup = 2;    // untimed runs before the timed ones
-  int repeats = 5;   // timed runs
+  int threads = 1;  // LibTorch intra-op threads
+  int warmup = 2;   // untimed runs before the timed ones
+  int repeats = 5;  // timed runs
   uint64_t seed = 0;
+  // Time each run by the process's CPU time instead of wall time. With one thread this is the
+  // run's latency on an idle core, and it stays meaningful on a machine shared with other work
+  // (time slices lost to other processes are not counted).
+  bool cpu_clock = false;
 };
 
 struct Measurement {
@@ -30,7 +34,7 @@ struct Measurement {
   MeasureMode mode = MeasureMode::kInference;
   std::vector<double> samples_ms;  // one per timed run, in run order
   double median_ms = 0.0;
-  double spread_ms = 0.0;          // max - min of the samples
+  double spread_ms = 0.0;             // max - min of the samples
   double throughput_img_per_s = 0.0;  // batch / median
 };
 

@@ -55,8 +55,8 @@ class GzFile {
       const unsigned chunk = static_cast<unsigned>(std::min<size_t>(bytes - done, 1u << 30));
       const int got = gzread(file_, static_cast<char*>(data) + done, chunk);
       if (got <= 0) {
-        throw InputError(path_ + ": truncated or corrupt gzip data after " +
-                         std::to_string(done) + " of " + std::to_string(bytes) + " bytes");
+        throw InputError(path_ + ": truncated or corrupt gzip data after " + std::to_string(done) +
+                         " of " + std::to_string(bytes) + " bytes");
       }
       done += static_cast<size_t>(got);
     }
@@ -137,8 +137,7 @@ struct EvalResult {
   double accuracy = 0.0;
 };
 
-EvalResult Evaluate(GraphModule& module, const Split& split, int64_t resolution,
-                    int64_t channels) {
+EvalResult Evaluate(GraphModule& module, const Split& split, int64_t resolution, int64_t channels) {
   module->eval();
   ::torch::InferenceMode guard;
   const int64_t n = split.labels.size(0);
@@ -168,8 +167,9 @@ std::unique_ptr<::torch::optim::Optimizer> MakeOptimizer(GraphModule& module, Op
     case Optimizer::kRmsProp:
       // The EfficientNet reference settings: decay 0.9, momentum 0.9, epsilon 1e-3.
       return std::make_unique<::torch::optim::RMSprop>(
-          params, ::torch::optim::RMSpropOptions(lr).alpha(0.9).momentum(0.9).eps(1e-3).weight_decay(
-                      weight_decay));
+          params,
+          ::torch::optim::RMSpropOptions(lr).alpha(0.9).momentum(0.9).eps(1e-3).weight_decay(
+              weight_decay));
     case Optimizer::kAdamW:
       return std::make_unique<::torch::optim::AdamW>(
           params, ::torch::optim::AdamWOptions(lr).weight_decay(weight_decay));
@@ -289,27 +289,36 @@ Optimizer ParseOptimizer(const std::string& name) {
 
 std::string OptimizerName(Optimizer optimizer) {
   switch (optimizer) {
-    case Optimizer::kSgd: return "sgd";
-    case Optimizer::kRmsProp: return "rmsprop";
-    case Optimizer::kAdamW: return "adamw";
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kRmsProp:
+      return "rmsprop";
+    case Optimizer::kAdamW:
+      return "adamw";
   }
   throw InternalError("unknown optimizer");
 }
 
 double DefaultLearningRate(Optimizer optimizer) {
   switch (optimizer) {
-    case Optimizer::kSgd: return 0.1;
-    case Optimizer::kRmsProp: return 0.008;  // 0.016 per 256 images (EfficientNet reference)
-    case Optimizer::kAdamW: return 0.002;
+    case Optimizer::kSgd:
+      return 0.1;
+    case Optimizer::kRmsProp:
+      return 0.008;  // 0.016 per 256 images (EfficientNet reference)
+    case Optimizer::kAdamW:
+      return 0.002;
   }
   throw InternalError("unknown optimizer");
 }
 
 double DefaultWeightDecay(Optimizer optimizer) {
   switch (optimizer) {
-    case Optimizer::kSgd: return 5e-5;
-    case Optimizer::kRmsProp: return 1e-5;  // EfficientNet reference
-    case Optimizer::kAdamW: return 0.05;
+    case Optimizer::kSgd:
+      return 5e-5;
+    case Optimizer::kRmsProp:
+      return 1e-5;  // EfficientNet reference
+    case Optimizer::kAdamW:
+      return 0.05;
   }
   throw InternalError("unknown optimizer");
 }
@@ -408,7 +417,8 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& p
   int first_epoch = 1;
   if (fs::exists(state_path)) {
     if (!o.resume) {
-      throw InputError(o.out_dir + " already holds a run (state.json); pass --resume to continue "
+      throw InputError(o.out_dir +
+                       " already holds a run (state.json); pass --resume to continue "
                        "it or choose another --out");
     }
     const nlohmann::json state = nlohmann::json::parse(ReadFile(state_path.string()));
@@ -434,8 +444,7 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& p
   const int64_t channels = in_shape.c;
   auto loss_options = F::CrossEntropyFuncOptions().label_smoothing(o.label_smoothing);
   module->train();
-  const int last_epoch =
-      o.stop_after_epoch > 0 ? std::min(o.epochs, o.stop_after_epoch) : o.epochs;
+  const int last_epoch = o.stop_after_epoch > 0 ? std::min(o.epochs, o.stop_after_epoch) : o.epochs;
   for (int epoch = first_epoch; epoch <= last_epoch; ++epoch) {
     // Per-epoch seeding makes a resumed run identical to an uninterrupted one.
     const uint64_t epoch_seed = o.seed * 1000003ULL + static_cast<uint64_t>(epoch);
@@ -476,8 +485,8 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& p
         progress("epoch " + std::to_string(epoch) + "/" + std::to_string(o.epochs) + " " +
                      Fixed(100.0 * static_cast<double>(s + 1) / steps_per_epoch, 0) + "%  loss " +
                      Fixed(loss_sum / seen, 4) + "  acc " +
-                     Percent(static_cast<double>(correct) / seen) + "  " +
-                     Fixed(seen / t, 0) + " img/s",
+                     Percent(static_cast<double>(correct) / seen) + "  " + Fixed(seen / t, 0) +
+                     " img/s",
                  false);
       }
     }
@@ -505,11 +514,10 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& p
     SaveAtomic(*optimizer, dir / "optimizer.pt");
     nlohmann::json history = nlohmann::json::array();
     for (const auto& h : result.history) history.push_back(MetricsJson(h));
-    WriteFileAtomic(state_path.string(),
-                    nlohmann::json{{"config", config}, {"epochs_done", epoch},
-                                   {"history", history}}
-                            .dump(1) +
-                        "\n");
+    WriteFileAtomic(
+        state_path.string(),
+        nlohmann::json{{"config", config}, {"epochs_done", epoch}, {"history", history}}.dump(1) +
+            "\n");
     {
       std::string lines;
       for (const auto& h : result.history) lines += MetricsJson(h).dump() + "\n";
@@ -517,10 +525,10 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& p
     }
     if (progress) {
       progress("epoch " + std::to_string(epoch) + "/" + std::to_string(o.epochs) + "  loss " +
-                   Fixed(m.train_loss, 4) + "  acc " + Percent(m.train_accuracy) +
-                   "  val_loss " + Fixed(m.val_loss, 4) + "  val_acc " +
-                   Percent(m.val_accuracy) + "  " + Fixed(m.images_per_s, 0) + " img/s  " +
-                   FormatDuration(epoch_time) + "  ETA " + FormatDuration(m.eta_s),
+                   Fixed(m.train_loss, 4) + "  acc " + Percent(m.train_accuracy) + "  val_loss " +
+                   Fixed(m.val_loss, 4) + "  val_acc " + Percent(m.val_accuracy) + "  " +
+                   Fixed(m.images_per_s, 0) + " img/s  " + FormatDuration(epoch_time) + "  ETA " +
+                   FormatDuration(m.eta_s),
                true);
     }
   }

@@ -49,32 +49,32 @@ struct TrainOptions {
   double weight_decay = -1.0;  // < 0: DefaultWeightDecay
   double warmup_epochs = 1.0;
   double label_smoothing = 0.1;
-  bool augment = true;         // random horizontal flips
+  bool augment = true;  // random horizontal flips
   int validation_images = 5000;
-  int64_t limit_train = 0;     // > 0: train on at most this many images (smoke tests)
-  int64_t limit_eval = 0;      // > 0: validate and test on at most this many images
+  int64_t limit_train = 0;  // > 0: train on at most this many images (smoke tests)
+  int64_t limit_eval = 0;   // > 0: validate and test on at most this many images
   uint64_t seed = 0;
   int threads = 1;
-  std::string out_dir;         // RUN_DIR: checkpoint, metrics.jsonl, result.json
+  std::string out_dir;  // RUN_DIR: checkpoint, metrics.jsonl, result.json
   bool resume = false;
-  int stop_after_epoch = 0;    // > 0: stop once this epoch is done (continue with resume)
+  int stop_after_epoch = 0;  // > 0: stop once this epoch is done (continue with resume)
 };
 
 struct EpochMetrics {
-  int epoch = 0;  // 1-based
+  int epoch = 0;               // 1-based
   double learning_rate = 0.0;  // at the end of the epoch
   double train_loss = 0.0;
   double train_accuracy = 0.0;
   double val_loss = 0.0;
   double val_accuracy = 0.0;
-  double images_per_s = 0.0;   // training images per second of this epoch
+  double images_per_s = 0.0;  // training images per second of this epoch
   double epoch_time_s = 0.0;
-  double eta_s = 0.0;          // estimated time left for the remaining epochs
+  double eta_s = 0.0;  // estimated time left for the remaining epochs
 };
 
 struct TrainResult {
   std::string model;
-  bool finished = false;      // false when stopped early by stop_after_epoch (no test result)
+  bool finished = false;  // false when stopped early by stop_after_epoch (no test result)
   int64_t params = 0;
   int epochs = 0;
   double test_loss = 0.0;

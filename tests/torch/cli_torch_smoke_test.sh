@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Smoke test of `dcnas measure` and `dcnas train`: a few timed points, and one epoch of training
-# on a 1,024-image subset of Fashion-MNIST (seconds).
+# on a 2,048-image subset of Fashion-MNIST (seconds).
 set -euo pipefail
 dcnas="$1"
 tmp=$(mktemp -d)
@@ -24,7 +24,7 @@ if [ ! -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
   exit 0
 fi
 "$dcnas" train --blocks r1_k3_s22_e1_i16_o8_se0.25 r1_k3_s22_e2_i8_o16 --resolution 16 \
-  --dataset fashion-mnist --epochs 1 --batch 64 --limit-train 1024 --limit-eval 512 \
+  --dataset fashion-mnist --epochs 1 --batch 64 --limit-train 2048 --limit-eval 512 \
   --out "$tmp/run" > "$tmp/train.txt"
 grep -q 'test accuracy' "$tmp/train.txt"
 python3 - "$tmp/run" <<'PY'

@@ -43,26 +43,26 @@ TEST_CASE("a graph using every op kind lowers with exact parameters and shapes")
   int x = b.Input(12, 12, 3);
   GraphBuilder::ConvOptions s2;
   s2.stride = 2;
-  x = b.Conv(x, 8, 3, s2);                          // conv2d, SAME asymmetric padding
+  x = b.Conv(x, 8, 3, s2);  // conv2d, SAME asymmetric padding
   x = b.BatchNorm(x);
   x = b.Act(x, Activation::kRelu6);
   GraphBuilder::ConvOptions grouped;
   grouped.groups = 2;
   grouped.bias = true;
-  const int g1 = b.Conv(x, 8, 3, grouped);          // grouped conv with bias
-  const int d1 = b.DepthwiseConv(x, 5, 1);          // depthwise
+  const int g1 = b.Conv(x, 8, 3, grouped);  // grouped conv with bias
+  const int d1 = b.DepthwiseConv(x, 5, 1);  // depthwise
   x = b.Add(g1, d1);
   x = b.BiasAdd(x);
   x = b.Act(x, Activation::kHardSwish);
   const int se = b.Act(b.Conv(b.GlobalPool(x), 8, 1), Activation::kHardSigmoid);
-  x = b.Mul(x, se);                                 // broadcast multiply
-  x = b.Concat({x, b.Act(x, Activation::kGelu)});   // 16 channels
+  x = b.Mul(x, se);                                // broadcast multiply
+  x = b.Concat({x, b.Act(x, Activation::kGelu)});  // 16 channels
   x = b.Pool(x, PoolMode::kMax, 3, 2, Padding::Same());
   x = b.Pool(x, PoolMode::kAvg, 3, 1, Padding::Same());
   x = b.SpaceToBatch(x, 3);
   x = b.Act(x, Activation::kSwish);
   x = b.BatchToSpace(x, 3);
-  x = b.SpaceToDepth(x, 3);                         // 1x1x144
+  x = b.SpaceToDepth(x, 3);  // 1x1x144
   x = b.Reshape(x, 2, 2, 36);
   x = b.Act(x, Activation::kSigmoid);
   x = b.GlobalPool(x, PoolMode::kMax);
@@ -146,10 +146,8 @@ TEST_CASE("layout ops follow the graph's NHWC element order") {
     const auto all = module->ForwardAll(input);
     const auto& batched = all[static_cast<size_t>(x)];  // [8, 3, 2, 2]
     // out[(bh*2 + bw)*N + n, c, h, w] = in[n, c, 2h + bh, 2w + bw]
-    CHECK(batched[(1 * 2 + 0) * 2 + 1][2][1][0].item<float>() ==
-          input[1][2][3][0].item<float>());
-    CHECK(batched[(0 * 2 + 1) * 2 + 0][1][0][1].item<float>() ==
-          input[0][1][0][3].item<float>());
+    CHECK(batched[(1 * 2 + 0) * 2 + 1][2][1][0].item<float>() == input[1][2][3][0].item<float>());
+    CHECK(batched[(0 * 2 + 1) * 2 + 0][1][0][1].item<float>() == input[0][1][0][3].item<float>());
     CHECK(::torch::equal(all.back(), input));
   }
   SECTION("reshape and flatten keep NHWC order") {

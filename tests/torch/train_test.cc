@@ -15,9 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool HaveDataset() { return fs::exists(std::string(kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz"); }
+bool HaveDataset() {
+  return fs::exists(std::string(kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz");
+}
 
-// A tiny two-block network on 16 px inputs: trains in about a second per 512 images.
+// A tiny two-block network on 16 px inputs: trains in about a second per 1,000 images.
 Graph TinyNetwork() {
   BlockNetworkSpec spec;
   spec.blocks = {"r1_k3_s22_e1_i16_o8_se0.25", "r1_k3_s22_e2_i8_o16"};
@@ -34,7 +36,7 @@ TrainOptions TinyOptions(const std::string& dir) {
   TrainOptions o;
   o.epochs = 2;
   o.batch = 64;
-  o.limit_train = 512;
+  o.limit_train = 2048;
   o.limit_eval = 256;
   o.seed = 7;
   o.threads = 1;
@@ -45,8 +47,8 @@ TrainOptions TinyOptions(const std::string& dir) {
 struct TempDir {
   fs::path path;
   explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("dcnas_train_test_" + name + "_" +
-                                          std::to_string(::getpid()))) {
+      : path(fs::temp_directory_path() /
+             ("dcnas_train_test_" + name + "_" + std::to_string(::getpid()))) {
     fs::remove_all(path);
   }
   ~TempDir() { fs::remove_all(path); }
@@ -89,14 +91,13 @@ TEST_CASE("training writes metrics, checkpoints and the result, deterministicall
   const Graph g = TinyNetwork();
   TempDir a("a"), b("b");
   int final_lines = 0;
-  const TrainResult ra = Train(g, TinyOptions(a.path.string()), [&](const std::string&, bool f) {
-    final_lines += f ? 1 : 0;
-  });
+  const TrainResult ra = Train(g, TinyOptions(a.path.string()),
+                               [&](const std::string&, bool f) { final_lines += f ? 1 : 0; });
   CHECK(ra.finished);
   CHECK(final_lines == 2);
   REQUIRE(ra.history.size() == 2);
   CHECK(ra.history[1].train_loss < ra.history[0].train_loss);
-  CHECK(ra.test_accuracy > 0.2);  // far above chance (0.1) after 1,024 images
+  CHECK(ra.test_accuracy > 0.4);  // far above chance (0.1) after 4,096 images
   CHECK(fs::exists(a.path / "checkpoint.pt"));
   const auto result = nlohmann::json::parse(ReadFile((a.path / "result.json").string()));
   CHECK(result.at("test_accuracy").get<double>() == ra.test_accuracy);
@@ -105,8 +106,7 @@ TEST_CASE("training writes metrics, checkpoints and the result, deterministicall
   CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 2);
 
   SECTION("an existing run is not overwritten without --resume") {
-    CHECK_THROWS_WITH(Train(g, TinyOptions(a.path.string()), nullptr),
-                      Catch::Contains("--resume"));
+    CHECK_THROWS_WITH(Train(g, TinyOptions(a.path.string()), nullptr), Catch::Contains("--resume"));
   }
   SECTION("a run stopped after epoch 1 and resumed equals the uninterrupted run") {
     TrainOptions o = TinyOptions(b.path.string());
