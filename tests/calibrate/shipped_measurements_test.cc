@@ -18,14 +18,16 @@
 namespace dcnas::calibrate {
 namespace {
 
-const std::set<std::string> kNotMeasurements = {"model_map.csv", "excluded.csv",
-                                                "import_summary.csv"};
+// Not imported measurements: the importer's bookkeeping, and dcnas's own CPU timings
+// (host-cpu.csv, written by `dcnas measure`, checked separately below).
+const std::set<std::string> kNotImported = {"model_map.csv", "excluded.csv", "import_summary.csv",
+                                            "host-cpu.csv"};
 
 std::vector<std::string> MeasurementFiles() {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(DataPath("measurements"))) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() == ".csv" && !kNotMeasurements.count(name)) {
+    if (entry.path().extension() == ".csv" && !kNotImported.count(name)) {
       files.push_back(entry.path().string());
     }
   }
@@ -63,6 +65,26 @@ TEST_CASE("shipped measurements load and every model is in the zoo", "[calibrate
     CHECK(!m.source_model.empty());
   }
   CHECK(regimes.size() == 3);
+}
+
+TEST_CASE("dcnas's own host-cpu timings load and name zoo models", "[calibrate][golden]") {
+  const auto rows = LoadMeasurements(DataPath("measurements/host-cpu.csv"), RealVocabulary());
+  REQUIRE(rows.size() >= 60);  // >= 20 models x 3 batch sizes
+  std::set<std::string> models_seen;
+  std::set<int> batches;
+  for (const Measurement& m : rows) {
+    INFO(m.where());
+    CHECK(m.regime == kRegimeHostCpu);
+    CHECK(m.device == "host-cpu");
+    CHECK(m.stack == "libtorch-cpu");
+    CHECK(models::BuiltinModels().Contains(m.model));
+    CHECK(std::stod(m.Extra("latency_spread_ms")) >= 0.0);
+    CHECK(std::stoi(m.Extra("repeats")) >= 5);
+    models_seen.insert(m.model);
+    batches.insert(m.batch_size);
+  }
+  CHECK(models_seen.size() >= 20);
+  CHECK(batches.size() >= 3);
 }
 
 TEST_CASE("the model map names only zoo models", "[calibrate][golden]") {
