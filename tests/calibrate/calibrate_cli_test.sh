@@ -6,24 +6,8 @@ set -u
 dcnas="$1"
 root="${DCNAS_SOURCE_ROOT:-$(dirname "$0")/../..}"
 m="$root/data/measurements"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() {  # check NAME EXPECTED_RC COMMAND...
-  local name="$1" expected="$2"
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -ne "$expected" ]; then
-    echo "FAIL $name: exit $rc, expected $expected"; sed 's/^/  /' "$tmp/err" | head -5
-    fails=$((fails + 1))
-  else
-    echo "ok   $name"
-  fi
-}
-contains() {  # contains NAME FILE PATTERN
-  if grep -q -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; fails=$((fails + 1)); fi
-}
+# shellcheck source=../cli/smoke_lib.sh
+source "$(dirname "$0")/../cli/smoke_lib.sh"
 
 timm=(--measurements "$m/timm_rtx4090.csv" --where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
 check "fit" 0 "$dcnas" calibrate --accel rtx-4090 --stack pytorch-eager --precision fp16 "${timm[@]}" \

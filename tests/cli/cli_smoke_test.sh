@@ -3,28 +3,8 @@
 # input gives exit code 2 with a message naming the problem.
 set -u
 dcnas="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() {  # check NAME EXPECTED_RC COMMAND...
-  local name="$1" expected="$2"
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -ne "$expected" ]; then
-    echo "FAIL $name: exit $rc, expected $expected"; sed 's/^/  /' "$tmp/err" | head -5
-    fails=$((fails + 1))
-  else
-    echo "ok   $name"
-  fi
-}
-contains() {  # contains NAME FILE PATTERN
-  if grep -q -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; fails=$((fails + 1)); fi
-}
-json_ok() {  # json_ok NAME FILE
-  if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$2" 2>/dev/null; then
-    echo "ok   $1"; else echo "FAIL $1: not JSON"; fails=$((fails + 1)); fi
-}
+# shellcheck source=smoke_lib.sh
+source "$(dirname "$0")/smoke_lib.sh"
 
 check "help" 0 "$dcnas" --help
 check "no args" 2 "$dcnas"
@@ -102,5 +82,4 @@ json_ok "compare json parses" "$tmp/out"
 check "compare pairs" 0 "$dcnas" compare --pairs resnet50:efficientnet-x-gpu-b3 --accel v100
 check "compare unknown family" 2 "$dcnas" compare --family efficientnet,efficientnet-z --accel v100
 
-if [ "$fails" -ne 0 ]; then echo "$fails smoke checks failed"; exit 1; fi
-echo "all smoke checks passed"
+smoke_finish
