@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-dcnas=build/cli/dcnas
+dcnas="${BUILD_DIR:-build}/cli/dcnas"
 out="${OUT_DIR:-out}"
 mkdir -p "$out"
 section() { printf '\n=== %s ===\n' "$1"; }
