@@ -4,8 +4,12 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
+#include "calibrate/csv_reader.h"
 #include "cli/cli.h"
+#include "common/errors.h"
+#include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "models/graph_json.h"
@@ -43,6 +47,53 @@ std::string Today() {
   return buffer;
 }
 
+// Identity of a measured point: the same model, batch, resolution, threads and regime.
+std::string PointKey(const std::string& model, const std::string& batch,
+                     const std::string& resolution, const std::string& threads,
+                     const std::string& regime) {
+  return model + "|" + batch + "|" + resolution + "|" + threads + "|" + regime;
+}
+
+const std::vector<std::string> kColumns = {"model",
+                                           "device",
+                                           "stack",
+                                           "precision",
+                                           "batch_size",
+                                           "image_size",
+                                           "latency_ms",
+                                           "latency_spread_ms",
+                                           "throughput_img_per_s",
+                                           "repeats",
+                                           "regime",
+                                           "source_id",
+                                           "source_ref",
+                                           "cpu_model",
+                                           "threads",
+                                           "notes"};
+
+// --resume: the rows of an earlier run of the same command, kept in the table; returns their keys.
+std::set<std::string> LoadEarlierRows(const std::string& path, Table& table) {
+  std::set<std::string> keys;
+  if (!std::filesystem::exists(path)) return keys;
+  const auto records = calibrate::ParseCsv(ReadFile(path), path);
+  if (records.empty() || records.front().fields != kColumns) {
+    throw InputError(path +
+                     ": --resume needs a file written by `dcnas measure` (its header "
+                     "differs)");
+  }
+  for (size_t i = 1; i < records.size(); ++i) {
+    const auto& f = records[i].fields;
+    if (f.size() != kColumns.size()) {
+      throw InputError(path + ":" + std::to_string(records[i].line) + ": expected " +
+                       std::to_string(kColumns.size()) + " fields, found " +
+                       std::to_string(f.size()));
+    }
+    table.AddRow(f);
+    keys.insert(PointKey(f[0], f[4], f[5], f[14], f[10]));
+  }
+  return keys;
+}
+
 }  // namespace
 
 int RunMeasure(const Args& args) {
@@ -53,6 +104,7 @@ int RunMeasure(const Args& args) {
   int resolution = 0, removed = 0, in_channels = 3, num_classes = 1000;
   double width_scale = 1.0;
   lt::MeasureOptions m;
+  bool resume = false;
   options.add_options()("model", po::value(&names)->multitoken(),
                         "zoo model names (`dcnas models list`)")(
       "graph", po::value(&graph_paths)->multitoken(),
@@ -81,7 +133,10 @@ int RunMeasure(const Args& args) {
       "notes", po::value(&notes), "text for the notes column")(
       "save-graphs", po::value(&save_graphs),
       "write each timed zoo graph to DIR/<model>-b<batch>-r<resolution>.json")(
-      "out", po::value(&out), "CSV file (rewritten atomically after every point); default stdout");
+      "out", po::value(&out), "CSV file (rewritten atomically after every point); default stdout")(
+      "resume", po::bool_switch(&resume),
+      "keep the points already in --out and time only the missing ones (an interrupted run "
+      "continues where it stopped)");
   po::positional_options_description positional;
   positional.add("model", -1);
   po::variables_map vm;
@@ -90,9 +145,9 @@ int RunMeasure(const Args& args) {
              "[--resolution R] [--repeats K] [--mode inference|train] --out m.csv",
              "Times models with LibTorch on this machine's CPU (fp32): warm-up runs, then K timed\n"
              "runs per (model, batch); reports the median latency and the spread (max - min) in\n"
-             "the calibration measurement schema (device host-cpu, stack libtorch-cpu, the CPU "
-             "model).\n"
-             "A progress line is shown on a terminal.",
+             "the calibration measurement schema (device = --device-name, the accelerator file\n"
+             "of this machine's CPU; stack libtorch-cpu; the CPU model in cpu_model).\n"
+             "A progress line is shown on a terminal; --resume continues an interrupted run.",
              options, positional, vm)) {
     return 0;
   }
@@ -104,6 +159,7 @@ int RunMeasure(const Args& args) {
   } else {
     throw UsageError("unknown --mode '" + mode_text + "' (valid: inference, train)");
   }
+  if (resume && out.empty()) throw UsageError("--resume needs --out");
   const std::vector<int> batches = ParseBatches(batch_text);
   const auto& registry = models::BuiltinModels();
   for (const auto& name : names) (void)registry.Get(name);  // unknown names fail before timing
@@ -125,9 +181,9 @@ int RunMeasure(const Args& args) {
   if (regime.empty()) {
     regime = m.mode == lt::MeasureMode::kInference ? "host_cpu" : "host_cpu_train";
   }
-  Table table({"model", "device", "stack", "precision", "batch_size", "image_size", "latency_ms",
-               "latency_spread_ms", "throughput_img_per_s", "repeats", "regime", "source_id",
-               "source_ref", "cpu_model", "threads", "notes"});
+  Table table(kColumns);
+  const std::set<std::string> done = resume ? LoadEarlierRows(out, table) : std::set<std::string>{};
+  size_t skipped = 0;
   const bool terminal = isatty(STDERR_FILENO) != 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
@@ -151,6 +207,13 @@ int RunMeasure(const Args& args) {
                                           std::to_string(job.batch) + "-r" +
                                           std::to_string(graph.info().resolution) + ".json");
       }
+    }
+    const int batch = job.batch > 0 ? job.batch : graph.info().batch;
+    if (done.count(PointKey(model_name, std::to_string(batch),
+                            std::to_string(graph.info().resolution), std::to_string(m.threads),
+                            regime))) {
+      ++skipped;
+      continue;
     }
     if (terminal) {
       std::cerr << "\r\033[K[" << i + 1 << "/" << jobs.size() << "] " << model_name << " batch "
@@ -176,7 +239,9 @@ int RunMeasure(const Args& args) {
   if (out.empty()) {
     Emit(table.ToCsv(), out);
   } else {
-    std::cerr << "measured " << jobs.size() << " points: " << out << "\n";
+    std::cerr << "measured " << jobs.size() - skipped << " points";
+    if (skipped > 0) std::cerr << " (" << skipped << " already in the file)";
+    std::cerr << ": " << out << "\n";
   }
   return 0;
 }

@@ -18,6 +18,8 @@ struct ModelEntry {
   std::string family;       // e.g. "efficientnet"
   std::string description;  // one line, with the source of the definition
   int native_resolution = 224;
+  // Called by ModelRegistry::Build with validated options whose resolution is already resolved
+  // (0 replaced by native_resolution).
   ModelBuildFn build;
 };
 

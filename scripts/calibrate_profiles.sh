@@ -57,9 +57,10 @@ calibrate a100-tensorrt-fp16 --accel a100 --stack tensorrt --precision fp16 \
 # separate them: the regularisation splits the correction between them.
 calibrate tpu-v3-xla-tpu-bf16 --accel tpu-v3 --stack xla-tpu --precision bf16 \
   --measurements $m/tpu_v3.csv --fit matrix_efficiency,memory_efficiency
-# This machine's CPU: dcnas's own LibTorch timings (`dcnas measure`, host_cpu regime).
-calibrate host-cpu-libtorch-cpu-fp32 --accel host-cpu --stack libtorch-cpu --precision fp32 \
-  --measurements $m/host-cpu.csv
+# The project's own machine (an AMD EPYC Zen 4 VM): dcnas's LibTorch timings (`dcnas measure`,
+# host_cpu regime), taken with one thread, so the fit sees one core of the 2-vCPU chip file.
+calibrate epyc-zen4-libtorch-cpu-fp32 --accel epyc-zen4 --set cores=1 --stack libtorch-cpu \
+  --precision fp32 --measurements $m/host-cpu.csv
 
 # Transfer: the rtx-4090 profile predicts the rtx-3090 rows with only the accelerator swapped.
 echo "== transfer rtx-4090 -> rtx-3090"

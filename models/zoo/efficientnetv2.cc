@@ -83,8 +83,7 @@ void RegisterEfficientNetV2(ModelRegistry& registry) {
   entry.family = "efficientnetv2";
   entry.description = "EfficientNetV2-S, 384 px (Tan & Le 2021); torchvision efficientnet.py";
   entry.native_resolution = kNativeResolution;
-  entry.build = [](BuildOptions options) {
-    if (options.resolution == 0) options.resolution = kNativeResolution;
+  entry.build = [](const BuildOptions& options) {
     return BuildEfficientNetV2S("efficientnetv2-s", options);
   };
   registry.Register(std::move(entry));

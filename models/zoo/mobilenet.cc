@@ -189,10 +189,7 @@ void Register(ModelRegistry& registry, const std::string& name, const std::strin
   entry.family = family;
   entry.description = description;
   entry.native_resolution = 224;
-  entry.build = [name, build](BuildOptions options) {
-    if (options.resolution == 0) options.resolution = 224;
-    return build(name, options);
-  };
+  entry.build = [name, build](const BuildOptions& options) { return build(name, options); };
   registry.Register(std::move(entry));
 }
 

@@ -114,8 +114,7 @@ void RegisterFamily(ModelRegistry& registry, const std::string& family, const De
                   se_ratio > 0 ? " se=0.25" : "");
     entry.description = buffer;
     entry.native_resolution = 224;
-    entry.build = [name, params](BuildOptions options) {
-      if (options.resolution == 0) options.resolution = 224;
+    entry.build = [name, params](const BuildOptions& options) {
       return BuildRegNet(name, params, options);
     };
     registry.Register(std::move(entry));

@@ -83,8 +83,7 @@ void Register(ModelRegistry& registry, const std::string& name, const ResNeStSpe
   entry.family = "resnest";
   entry.description = description;
   entry.native_resolution = spec.native_resolution;
-  entry.build = [name, spec](BuildOptions options) {
-    if (options.resolution == 0) options.resolution = spec.native_resolution;
+  entry.build = [name, spec](const BuildOptions& options) {
     return BuildResNeSt(name, spec, options);
   };
   registry.Register(std::move(entry));

@@ -83,8 +83,7 @@ void Register(ModelRegistry& registry, const std::string& name, const std::strin
   entry.family = family;
   entry.description = description;
   entry.native_resolution = 224;
-  entry.build = [name, spec](BuildOptions options) {
-    if (options.resolution == 0) options.resolution = 224;
+  entry.build = [name, spec](const BuildOptions& options) {
     return BuildResNet(name, spec, options);
   };
   registry.Register(std::move(entry));

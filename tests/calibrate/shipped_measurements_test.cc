@@ -2,16 +2,22 @@
 // buildable, and the zoo's structure agrees with the sources' own MAC counts.
 #include <catch2/catch.hpp>
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "calibrate/csv_reader.h"
 #include "calibrate/measurement.h"
+#include "calibrate/sha256.h"
 #include "common/data_dir.h"
 #include "common/file_io.h"
+#include "common/text.h"
 #include "models/counts.h"
 #include "models/registry.h"
+#include "sim/calibration.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
 
@@ -75,7 +81,7 @@ TEST_CASE("dcnas's own host-cpu timings load and name zoo models", "[calibrate][
   for (const Measurement& m : rows) {
     INFO(m.where());
     CHECK(m.regime == kRegimeHostCpu);
-    CHECK(m.device == "host-cpu");
+    CHECK(m.device == "epyc-zen4");  // the spec file of the measuring CPU
     CHECK(m.stack == "libtorch-cpu");
     CHECK(models::BuiltinModels().Contains(m.model));
     CHECK(std::stod(m.Extra("latency_spread_ms")) >= 0.0);
@@ -137,4 +143,37 @@ TEST_CASE("zoo MACs agree with the sources' published counts", "[calibrate][gold
   }
 }
 
+}  // namespace dcnas::calibrate
+
+namespace dcnas::calibrate {
+namespace {
+
+// Every shipped profile loads, names a shipped accelerator and stack, and was fitted to the
+// measurement files as they are now: a changed measurement file needs its profiles refitted
+// (scripts/calibrate_profiles.sh).
+TEST_CASE("shipped calibrated profiles match the measurements they were fitted to",
+          "[calibrate][golden]") {
+  const auto names = sim::DataFileNames("calibrated");
+  REQUIRE(names.size() >= 10);
+  const auto accelerators = sim::AcceleratorNames();
+  for (const auto& name : names) {
+    INFO(name);
+    const std::string path = DataPath("calibrated/" + name + ".yaml");
+    CHECK_NOTHROW(sim::LoadCalibration(path));
+    const YAML::Node provenance = YAML::LoadFile(path)["provenance"];
+    REQUIRE(provenance.IsMap());
+    const auto device = provenance["device"].as<std::string>();
+    CHECK(std::find(accelerators.begin(), accelerators.end(), device) != accelerators.end());
+    CHECK_NOTHROW(sim::LoadStack(provenance["stack"].as<std::string>()));
+    std::string contents;
+    for (std::string file : Split(provenance["measurements_file"].as<std::string>(), ',')) {
+      file.erase(0, file.find_first_not_of(' '));
+      REQUIRE(file.rfind("data/", 0) == 0);
+      contents += ReadFile(DataPath(file.substr(5)));
+    }
+    CHECK(Sha256Hex(contents) == provenance["measurements_sha256"].as<std::string>());
+  }
+}
+
+}  // namespace
 }  // namespace dcnas::calibrate

@@ -13,6 +13,20 @@ head -1 "$tmp/m.csv" | grep -qx \
 [ "$(wc -l < "$tmp/m.csv")" -eq 5 ]
 grep -q '^efficientnet-x-b0,host-cpu,libtorch-cpu,fp32,2,32,' "$tmp/m.csv"
 
+# --resume keeps the earlier points and times only the new batch size.
+cp "$tmp/m.csv" "$tmp/before.csv"
+"$dcnas" measure efficientnet-b0 efficientnet-x-b0 --resolution 32 --batch 1,2,3 --repeats 2 \
+  --warmup 1 --out "$tmp/m.csv" --resume 2> "$tmp/resume.txt"
+grep -q 'measured 2 points (4 already in the file)' "$tmp/resume.txt"
+[ "$(wc -l < "$tmp/m.csv")" -eq 7 ]
+[ "$(head -5 "$tmp/m.csv")" = "$(cat "$tmp/before.csv")" ]
+printf 'model,latency_ms\nx,1\n' > "$tmp/other.csv"
+set +e
+"$dcnas" measure efficientnet-b0 --out "$tmp/other.csv" --resume 2> "$tmp/err.txt"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'other.csv: --resume needs a file written by' "$tmp/err.txt"
+[ "$(cat "$tmp/other.csv")" = "$(printf 'model,latency_ms\nx,1')" ]
+
 # Bad usage exits with 2.
 set +e
 "$dcnas" measure no-such-model --out "$tmp/x.csv" 2>/dev/null; rc=$?
