@@ -19,10 +19,10 @@ struct Target {
 
 const std::vector<Target>& Targets() {
   static const std::vector<Target> t = {
-      {"tpu-v3", "xla-tpu", DType::kBf16},    {"tpu-v2", "xla-tpu", DType::kBf16},
-      {"v100", "tensorrt", DType::kFp16},     {"a100", "torch-compile", DType::kFp16},
-      {"t4", "pytorch-eager", DType::kFp16},  {"host-cpu", "libtorch-cpu", DType::kFp32},
-      {"rtx-3090", "tensorrt", DType::kFp16}, {"tpu-v3-mxu256", "xla-tpu", DType::kBf16},
+      {"tpu-v3", "xla-tpu", DType::kBf16},         {"tpu-v2", "xla-tpu", DType::kBf16},
+      {"v100", "tensorrt", DType::kFp16},          {"a100", "torch-compile", DType::kFp16},
+      {"t4", "pytorch-eager", DType::kFp16},       {"host-cpu", "libtorch-cpu", DType::kFp32},
+      {"rtx-3090", "tensorrt", DType::kFp16},      {"tpu-v3-mxu256", "xla-tpu", DType::kBf16},
       {"epyc-zen4", "libtorch-cpu", DType::kFp32},
   };
   return t;
