@@ -53,6 +53,8 @@ int RunTrain(const Args& args) {
       "linear learning-rate warm-up before the cosine decay")(
       "label-smoothing", po::value(&t.label_smoothing)->default_value(0.1), "label smoothing")(
       "no-augment", po::bool_switch(&no_augment), "no random horizontal flips")(
+      "crop-pad", po::value(&t.crop_pad)->default_value(0),
+      "random shifts: pad by N pixels, crop back at a random offset (0: off)")(
       "seed", po::value(&t.seed)->default_value(0), "random seed (initialisation, order, flips)")(
       "threads", po::value(&t.threads)->default_value(1),
       "LibTorch threads (a run is deterministic with 1)")(
@@ -91,6 +93,7 @@ int RunTrain(const Args& args) {
   t.out_dir = out;
   t.optimizer = lt::ParseOptimizer(optimizer);
   t.augment = !no_augment;
+  if (t.crop_pad < 0 || t.crop_pad > 8) throw UsageError("--crop-pad wants 0..8 pixels");
   const int sources =
       (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
   if (sources != 1) throw UsageError("give exactly one of: a model name, --graph, --blocks");

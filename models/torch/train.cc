@@ -115,12 +115,28 @@ std::vector<int64_t> Iota(int64_t n) {
 }
 
 // Converts a uint8 batch to the network's input: normalised floats at the graph's resolution
-// and channel count, optionally flipped left-right per image.
-Tensor Prepare(const Tensor& batch, int64_t resolution, int64_t channels, bool flip) {
+// and channel count, optionally flipped left-right per image and shifted by up to crop_pad
+// pixels in each direction (padded with black, then cropped back to the original size).
+Tensor Prepare(const Tensor& batch, int64_t resolution, int64_t channels, bool flip,
+               int64_t crop_pad) {
   Tensor x = (batch.to(::torch::kFloat) / 255.0 - kPixelMean) / kPixelStd;
   if (flip) {
     const Tensor mask = (::torch::rand({x.size(0), 1, 1, 1}) < 0.5);
     x = ::torch::where(mask, x.flip({3}), x);
+  }
+  if (crop_pad > 0) {
+    const int64_t n = x.size(0), h = x.size(2), w = x.size(3);
+    const Tensor padded = F::pad(
+        x,
+        F::PadFuncOptions({crop_pad, crop_pad, crop_pad, crop_pad}).value(-kPixelMean / kPixelStd));
+    const Tensor offsets = ::torch::randint(0, 2 * crop_pad + 1, {n, 2}, ::torch::kLong);
+    const auto offset = offsets.accessor<int64_t, 2>();
+    std::vector<Tensor> crops;
+    crops.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      crops.push_back(padded[i].narrow(1, offset[i][0], h).narrow(2, offset[i][1], w));
+    }
+    x = ::torch::stack(crops);
   }
   if (x.size(2) != resolution || x.size(3) != resolution) {
     x = F::interpolate(x, F::InterpolateFuncOptions()
@@ -145,7 +161,7 @@ EvalResult Evaluate(GraphModule& module, const Split& split, int64_t resolution,
   int64_t correct = 0;
   for (int64_t start = 0; start < n; start += kEvalBatch) {
     const int64_t end = std::min(n, start + kEvalBatch);
-    const Tensor x = Prepare(split.images.slice(0, start, end), resolution, channels, false);
+    const Tensor x = Prepare(split.images.slice(0, start, end), resolution, channels, false, 0);
     const Tensor y = split.labels.slice(0, start, end);
     const Tensor logits = module->Logits(x);
     loss_sum += F::cross_entropy(logits, y, F::CrossEntropyFuncOptions().reduction(::torch::kSum))
@@ -207,22 +223,24 @@ EpochMetrics MetricsFromJson(const nlohmann::json& j) {
 
 // The settings a checkpoint must share with a resumed run.
 nlohmann::json RunConfig(const Graph& graph, const TrainOptions& o, double lr, double wd) {
-  return {{"model", graph.info().model},
-          {"resolution_px", graph.op(graph.Inputs().at(0)).out.shape.h},
-          {"params", CountGraph(graph).params},
-          {"dataset", o.dataset},
-          {"epochs", o.epochs},
-          {"batch", o.batch},
-          {"optimizer", OptimizerName(o.optimizer)},
-          {"lr", lr},
-          {"weight_decay", wd},
-          {"warmup_epochs", o.warmup_epochs},
-          {"label_smoothing", o.label_smoothing},
-          {"augment", o.augment},
-          {"validation_images", o.validation_images},
-          {"limit_train", o.limit_train},
-          {"limit_eval", o.limit_eval},
-          {"seed", o.seed}};
+  nlohmann::json config = {{"model", graph.info().model},
+                           {"resolution_px", graph.op(graph.Inputs().at(0)).out.shape.h},
+                           {"params", CountGraph(graph).params},
+                           {"dataset", o.dataset},
+                           {"epochs", o.epochs},
+                           {"batch", o.batch},
+                           {"optimizer", OptimizerName(o.optimizer)},
+                           {"lr", lr},
+                           {"weight_decay", wd},
+                           {"warmup_epochs", o.warmup_epochs},
+                           {"label_smoothing", o.label_smoothing},
+                           {"augment", o.augment},
+                           {"validation_images", o.validation_images},
+                           {"limit_train", o.limit_train},
+                           {"limit_eval", o.limit_eval},
+                           {"seed", o.seed}};
+  if (o.crop_pad > 0) config["crop_pad"] = o.crop_pad;  // absent = 0 (runs made before it existed)
+  return config;
 }
 
 std::string Percent(double fraction) {
@@ -345,6 +363,9 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& p
   }
   if (o.epochs < 1) throw InputError("epochs must be at least 1, got " + std::to_string(o.epochs));
   if (o.batch < 2) throw InputError("batch must be at least 2, got " + std::to_string(o.batch));
+  if (o.crop_pad < 0) {
+    throw InputError("crop padding must be >= 0 pixels, got " + std::to_string(o.crop_pad));
+  }
   if (o.out_dir.empty()) throw InputError("training needs an output directory (--out RUN_DIR)");
   if (o.validation_images < 1 || o.validation_images >= 60000) {
     throw InputError("validation images must be in 1..59999, got " +
@@ -462,7 +483,8 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& p
       current_lr = ScheduledLr(lr, step, warmup_steps, total_steps);
       SetLr(*optimizer, current_lr);
       const Tensor idx = perm_t.slice(0, s * o.batch, (s + 1) * o.batch);
-      const Tensor x = Prepare(train.images.index_select(0, idx), resolution, channels, o.augment);
+      const Tensor x =
+          Prepare(train.images.index_select(0, idx), resolution, channels, o.augment, o.crop_pad);
       const Tensor y = train.labels.index_select(0, idx);
       optimizer->zero_grad();
       const Tensor logits = module->Logits(x);

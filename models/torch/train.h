@@ -50,6 +50,7 @@ struct TrainOptions {
   double warmup_epochs = 1.0;
   double label_smoothing = 0.1;
   bool augment = true;  // random horizontal flips
+  int crop_pad = 0;     // > 0: random shifts of up to this many pixels (pad and crop)
   int validation_images = 5000;
   int64_t limit_train = 0;  // > 0: train on at most this many images (smoke tests)
   int64_t limit_eval = 0;   // > 0: validate and test on at most this many images

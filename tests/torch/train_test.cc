@@ -81,6 +81,35 @@ TEST_CASE("options are checked") {
   o.out_dir = "/tmp/unused";
   o.dataset = "mnist";
   CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("fashion-mnist"));
+  o.dataset = "fashion-mnist";
+  o.crop_pad = -1;
+  CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("crop padding"));
+}
+
+TEST_CASE("random shifts change the training images, deterministically") {
+  if (!HaveDataset()) {
+    WARN("dataset-fashion-mnist is not installed; skipping");
+    return;
+  }
+  const Graph g = TinyNetwork();
+  TempDir plain("plain"), shifted("shifted"), again("again");
+  auto one_epoch = [&](const TempDir& dir, int crop_pad) {
+    TrainOptions o = TinyOptions(dir.path.string());
+    o.epochs = 1;
+    o.crop_pad = crop_pad;
+    return Train(g, o, nullptr);
+  };
+  const TrainResult r0 = one_epoch(plain, 0);
+  const TrainResult r2 = one_epoch(shifted, 2);
+  const TrainResult r2b = one_epoch(again, 2);
+  CHECK(r2.history.at(0).train_loss != r0.history.at(0).train_loss);
+  CHECK(r2.history.at(0).train_loss == r2b.history.at(0).train_loss);
+  CHECK(r2.test_accuracy == r2b.test_accuracy);
+  CHECK(r2.test_accuracy > 0.3);  // shifted images still train the network
+  const auto state = nlohmann::json::parse(ReadFile((shifted.path / "state.json").string()));
+  CHECK(state.at("config").at("crop_pad").get<int>() == 2);
+  const auto plain_state = nlohmann::json::parse(ReadFile((plain.path / "state.json").string()));
+  CHECK_FALSE(plain_state.at("config").contains("crop_pad"));
 }
 
 TEST_CASE("training writes metrics, checkpoints and the result, deterministically") {
