@@ -22,19 +22,6 @@ int LearnedSpaceToDepth(GraphBuilder& b, int x, int64_t out_channels, Activation
   return b.ConvBnAct(x, out_channels, 2, options, activation);
 }
 
-namespace {
-
-GraphBuilder::ConvOptions TorchConv(int kernel, int stride = 1, int groups = 1, bool bias = false) {
-  GraphBuilder::ConvOptions options;
-  options.stride = stride;
-  options.groups = groups;
-  options.bias = bias;
-  options.padding = Padding::Symmetric((kernel - 1) / 2);
-  return options;
-}
-
-}  // namespace
-
 int ResidualShortcut(GraphBuilder& b, int x, int64_t out_channels, int stride, Shortcut kind) {
   if (stride == 1 && b.channels(x) == out_channels) return x;
   switch (kind) {

@@ -188,4 +188,13 @@ int GraphBuilder::ConvBnAct(int x, int64_t out_channels, int kernel, const ConvO
   return Act(ConvBn(x, out_channels, kernel, options), activation);
 }
 
+GraphBuilder::ConvOptions TorchConv(int kernel, int stride, int groups, bool bias) {
+  GraphBuilder::ConvOptions options;
+  options.stride = stride;
+  options.groups = groups;
+  options.bias = bias;
+  options.padding = Padding::Symmetric((kernel - 1) / 2);
+  return options;
+}
+
 }  // namespace dcnas::models

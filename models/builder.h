@@ -88,4 +88,8 @@ class GraphBuilder {
   int stage_ = 0;
 };
 
+// PyTorch-style convolution options: symmetric padding (kernel - 1) / 2, as torchvision writes
+// its convolutions.
+GraphBuilder::ConvOptions TorchConv(int kernel, int stride = 1, int groups = 1, bool bias = false);
+
 }  // namespace dcnas::models

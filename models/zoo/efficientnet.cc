@@ -74,17 +74,15 @@ void RegisterFamily(ModelRegistry& registry, const std::string& family,
     spec.se_coefficient = s.se_coefficient;
     spec.default_activation = activation;
     const std::string name = family + "-" + s.suffix;
-    ModelEntry entry;
-    entry.name = name;
-    entry.family = family;
-    entry.description = "w=" + std::to_string(s.width).substr(0, 4) +
-                        " d=" + std::to_string(s.depth).substr(0, 4) +
-                        " r=" + std::to_string(s.resolution) + "; " + source;
-    entry.native_resolution = s.resolution;
-    entry.build = [name, spec](const BuildOptions& options) {
-      return BuildBlockNetwork(name, spec, options);
-    };
-    registry.Register(std::move(entry));
+    registry.Register({.name = name,
+                       .family = family,
+                       .description = "w=" + std::to_string(s.width).substr(0, 4) +
+                                      " d=" + std::to_string(s.depth).substr(0, 4) +
+                                      " r=" + std::to_string(s.resolution) + "; " + source,
+                       .native_resolution = s.resolution,
+                       .build = [name, spec](const BuildOptions& options) {
+                         return BuildBlockNetwork(name, spec, options);
+                       }});
   }
 }
 

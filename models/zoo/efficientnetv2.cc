@@ -37,10 +37,8 @@ Graph BuildEfficientNetV2S(const std::string& model, const BuildOptions& options
   GraphBuilder b(model, options);
   int x = b.Input(options.resolution, options.resolution, options.in_channels);
   b.SetScope("stem", 0);
-  GraphBuilder::ConvOptions stem;
-  stem.stride = 2;
-  stem.padding = Padding::Symmetric(1);
-  x = b.ConvBnAct(x, RoundFilters(kEfficientNetV2S[0].in, scale), 3, stem, Activation::kSwish);
+  x = b.ConvBnAct(x, RoundFilters(kEfficientNetV2S[0].in, scale), 3, TorchConv(3, 2),
+                  Activation::kSwish);
   int block = 0;
   int stage = 0;
   for (const Row& row : kEfficientNetV2S) {
@@ -66,9 +64,7 @@ Graph BuildEfficientNetV2S(const std::string& model, const BuildOptions& options
     }
   }
   b.SetScope("head", stage + 1);
-  GraphBuilder::ConvOptions conv1x1;
-  conv1x1.padding = Padding::Symmetric(0);
-  x = b.ConvBnAct(x, 1280, 1, conv1x1, Activation::kSwish);
+  x = b.ConvBnAct(x, 1280, 1, TorchConv(1), Activation::kSwish);
   x = b.GlobalPool(x, PoolMode::kAvg);
   x = b.Dropout(x, 0.2);
   b.FullyConnected(x, options.num_classes, true);
@@ -78,15 +74,14 @@ Graph BuildEfficientNetV2S(const std::string& model, const BuildOptions& options
 }  // namespace
 
 void RegisterEfficientNetV2(ModelRegistry& registry) {
-  ModelEntry entry;
-  entry.name = "efficientnetv2-s";
-  entry.family = "efficientnetv2";
-  entry.description = "EfficientNetV2-S, 384 px (Tan & Le 2021); torchvision efficientnet.py";
-  entry.native_resolution = kNativeResolution;
-  entry.build = [](const BuildOptions& options) {
-    return BuildEfficientNetV2S("efficientnetv2-s", options);
-  };
-  registry.Register(std::move(entry));
+  registry.Register(
+      {.name = "efficientnetv2-s",
+       .family = "efficientnetv2",
+       .description = "EfficientNetV2-S, 384 px (Tan & Le 2021); torchvision efficientnet.py",
+       .native_resolution = kNativeResolution,
+       .build = [](const BuildOptions& options) {
+         return BuildEfficientNetV2S("efficientnetv2-s", options);
+       }});
 }
 
 }  // namespace dcnas::models::zoo

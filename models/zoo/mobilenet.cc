@@ -16,19 +16,6 @@
 namespace dcnas::models::zoo {
 namespace {
 
-GraphBuilder::ConvOptions Conv3x3(int stride) {
-  GraphBuilder::ConvOptions options;
-  options.stride = stride;
-  options.padding = Padding::Symmetric(1);
-  return options;
-}
-
-GraphBuilder::ConvOptions Conv1x1() {
-  GraphBuilder::ConvOptions options;
-  options.padding = Padding::Symmetric(0);
-  return options;
-}
-
 // torchvision MobileNetV2 inverted_residual_setting: expansion t, channels c, repeats n, stride s.
 struct V2Row {
   int t;
@@ -46,7 +33,7 @@ Graph BuildMobileNetV2(const std::string& model, const BuildOptions& options) {
   GraphBuilder b(model, options);
   int x = b.Input(options.resolution, options.resolution, options.in_channels);
   b.SetScope("stem", 0);
-  x = b.ConvBnAct(x, RoundFilters(32, scale), 3, Conv3x3(2), Activation::kRelu6);
+  x = b.ConvBnAct(x, RoundFilters(32, scale), 3, TorchConv(3, 2), Activation::kRelu6);
   int block = 0;
   int stage = 0;
   for (const V2Row& row : kMobileNetV2) {
@@ -66,7 +53,7 @@ Graph BuildMobileNetV2(const std::string& model, const BuildOptions& options) {
   }
   b.SetScope("head", stage + 1);
   // last_channel = _make_divisible(1280 * max(1.0, width_mult)).
-  x = b.ConvBnAct(x, RoundFilters(1280, std::max(1.0, scale)), 1, Conv1x1(), Activation::kRelu6);
+  x = b.ConvBnAct(x, RoundFilters(1280, std::max(1.0, scale)), 1, TorchConv(1), Activation::kRelu6);
   x = b.GlobalPool(x, PoolMode::kAvg);
   x = b.Dropout(x, 0.2);
   b.FullyConnected(x, options.num_classes, true);
@@ -101,7 +88,7 @@ Graph BuildMobileNetV3Large(const std::string& model, const BuildOptions& option
   GraphBuilder b(model, options);
   int x = b.Input(options.resolution, options.resolution, options.in_channels);
   b.SetScope("stem", 0);
-  x = b.ConvBnAct(x, RoundFilters(kMobileNetV3Large[0].in, scale), 3, Conv3x3(2),
+  x = b.ConvBnAct(x, RoundFilters(kMobileNetV3Large[0].in, scale), 3, TorchConv(3, 2),
                   Activation::kHardSwish);
   int block = 0;
   int stage = 1;  // a new stage at every stride-2 block (torchvision's C1..C4 markers)
@@ -123,7 +110,7 @@ Graph BuildMobileNetV3Large(const std::string& model, const BuildOptions& option
     x = InvertedResidual(b, x, spec);
   }
   b.SetScope("head", stage + 1);
-  x = b.ConvBnAct(x, 6 * b.channels(x), 1, Conv1x1(), Activation::kHardSwish);
+  x = b.ConvBnAct(x, 6 * b.channels(x), 1, TorchConv(1), Activation::kHardSwish);
   x = b.GlobalPool(x, PoolMode::kAvg);
   x = b.Act(b.FullyConnected(x, RoundFilters(1280, scale), true), Activation::kHardSwish);
   x = b.Dropout(x, 0.2);
@@ -152,11 +139,11 @@ Graph BuildMnasNetB1(const std::string& model, const BuildOptions& options) {
   GraphBuilder b(model, options);
   int x = b.Input(options.resolution, options.resolution, options.in_channels);
   b.SetScope("stem", 0);
-  x = b.ConvBnAct(x, depths[0], 3, Conv3x3(2), Activation::kRelu);
+  x = b.ConvBnAct(x, depths[0], 3, TorchConv(3, 2), Activation::kRelu);
   // Depthwise separable, no skip.
   b.SetScope("blocks.0", 1);
   x = b.Act(b.BatchNorm(b.DepthwiseConv(x, 3, 1, Padding::Symmetric(1))), Activation::kRelu);
-  x = b.ConvBn(x, depths[1], 1, Conv1x1());
+  x = b.ConvBn(x, depths[1], 1, TorchConv(1));
   int block = 1;
   int stage = 1;
   for (size_t i = 0; i < std::size(kMnasNetB1); ++i) {
@@ -174,7 +161,7 @@ Graph BuildMnasNetB1(const std::string& model, const BuildOptions& options) {
     }
   }
   b.SetScope("head", stage + 1);
-  x = b.ConvBnAct(x, 1280, 1, Conv1x1(), Activation::kRelu);
+  x = b.ConvBnAct(x, 1280, 1, TorchConv(1), Activation::kRelu);
   x = b.GlobalPool(x, PoolMode::kAvg);
   x = b.Dropout(x, 0.2);
   b.FullyConnected(x, options.num_classes, true);
@@ -184,13 +171,12 @@ Graph BuildMnasNetB1(const std::string& model, const BuildOptions& options) {
 void Register(ModelRegistry& registry, const std::string& name, const std::string& family,
               const std::string& description,
               Graph (*build)(const std::string&, const BuildOptions&)) {
-  ModelEntry entry;
-  entry.name = name;
-  entry.family = family;
-  entry.description = description;
-  entry.native_resolution = 224;
-  entry.build = [name, build](const BuildOptions& options) { return build(name, options); };
-  registry.Register(std::move(entry));
+  registry.Register(
+      {.name = name,
+       .family = family,
+       .description = description,
+       .native_resolution = 224,
+       .build = [name, build](const BuildOptions& options) { return build(name, options); }});
 }
 
 }  // namespace

@@ -41,12 +41,9 @@ Graph BuildRegNet(const std::string& model, const RegNetParams& params,
   GraphBuilder b(model, options);
   int x = b.Input(options.resolution, options.resolution, options.in_channels);
   b.SetScope("stem", 0);
-  GraphBuilder::ConvOptions stem;
-  stem.stride = 2;
-  stem.padding = Padding::Symmetric(1);
   const int64_t stem_width =
       options.width_scale == 1.0 ? kStemWidth : QuantizeWidth(kStemWidth * options.width_scale);
-  x = b.ConvBnAct(x, stem_width, 3, stem, Activation::kRelu);
+  x = b.ConvBnAct(x, stem_width, 3, TorchConv(3, 2), Activation::kRelu);
   int64_t width_in = stem_width;
   int block = 0;
   for (size_t stage = 0; stage < stages.size(); ++stage) {
@@ -104,20 +101,18 @@ void RegisterFamily(ModelRegistry& registry, const std::string& family, const De
     RegNetParams params = points[i].params;
     params.se_ratio = se_ratio;
     const std::string name = family + "-" + points[i].suffix;
-    ModelEntry entry;
-    entry.name = name;
-    entry.family = family;
-    char buffer[160];
-    std::snprintf(buffer, sizeof(buffer),
+    char description[160];
+    std::snprintf(description, sizeof(description),
                   "d=%d w0=%g wa=%g wm=%g g=%d%s; Radosavovic et al. 2020, pycls dds_baselines",
                   params.depth, params.w0, params.wa, params.wm, params.group_width,
                   se_ratio > 0 ? " se=0.25" : "");
-    entry.description = buffer;
-    entry.native_resolution = 224;
-    entry.build = [name, params](const BuildOptions& options) {
-      return BuildRegNet(name, params, options);
-    };
-    registry.Register(std::move(entry));
+    registry.Register({.name = name,
+                       .family = family,
+                       .description = description,
+                       .native_resolution = 224,
+                       .build = [name, params](const BuildOptions& options) {
+                         return BuildRegNet(name, params, options);
+                       }});
   }
 }
 

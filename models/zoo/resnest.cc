@@ -36,13 +36,9 @@ Graph BuildResNeSt(const std::string& model, const ResNeStSpec& spec, const Buil
   int x = b.Input(options.resolution, options.resolution, options.in_channels);
   b.SetScope("stem", 0);
   const int64_t stem_width = RoundFilters(spec.stem_width, scale);
-  GraphBuilder::ConvOptions conv3;
-  conv3.padding = Padding::Symmetric(1);
-  GraphBuilder::ConvOptions conv3_stride2 = conv3;
-  conv3_stride2.stride = 2;
-  x = b.ConvBnAct(x, stem_width, 3, conv3_stride2, Activation::kRelu);
-  x = b.ConvBnAct(x, stem_width, 3, conv3, Activation::kRelu);
-  x = b.ConvBnAct(x, 2 * stem_width, 3, conv3, Activation::kRelu);
+  x = b.ConvBnAct(x, stem_width, 3, TorchConv(3, 2), Activation::kRelu);
+  x = b.ConvBnAct(x, stem_width, 3, TorchConv(3), Activation::kRelu);
+  x = b.ConvBnAct(x, 2 * stem_width, 3, TorchConv(3), Activation::kRelu);
   x = b.Pool(x, PoolMode::kMax, 3, 2, Padding::Symmetric(1));
   int block = 0;
   // SplAtConv2d: inter_channels = max(in_channels * radix // reduction_factor(4), 32).
@@ -78,15 +74,13 @@ Graph BuildResNeSt(const std::string& model, const ResNeStSpec& spec, const Buil
 
 void Register(ModelRegistry& registry, const std::string& name, const ResNeStSpec& spec,
               const std::string& description) {
-  ModelEntry entry;
-  entry.name = name;
-  entry.family = "resnest";
-  entry.description = description;
-  entry.native_resolution = spec.native_resolution;
-  entry.build = [name, spec](const BuildOptions& options) {
-    return BuildResNeSt(name, spec, options);
-  };
-  registry.Register(std::move(entry));
+  registry.Register({.name = name,
+                     .family = "resnest",
+                     .description = description,
+                     .native_resolution = spec.native_resolution,
+                     .build = [name, spec](const BuildOptions& options) {
+                       return BuildResNeSt(name, spec, options);
+                     }});
 }
 
 }  // namespace

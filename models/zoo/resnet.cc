@@ -40,10 +40,7 @@ Graph BuildResNet(const std::string& model, const ResNetSpec& spec, const BuildO
   GraphBuilder b(model, options);
   int x = b.Input(options.resolution, options.resolution, options.in_channels);
   b.SetScope("stem", 0);
-  GraphBuilder::ConvOptions stem;
-  stem.stride = 2;
-  stem.padding = Padding::Symmetric(3);
-  x = b.ConvBnAct(x, RoundFilters(64, scale), 7, stem, Activation::kRelu);
+  x = b.ConvBnAct(x, RoundFilters(64, scale), 7, TorchConv(7, 2), Activation::kRelu);
   x = b.Pool(x, PoolMode::kMax, 3, 2, Padding::Symmetric(1));
   int block = 0;
   for (size_t stage = 0; stage < spec.layers.size(); ++stage) {
@@ -78,15 +75,13 @@ Graph BuildResNet(const std::string& model, const ResNetSpec& spec, const BuildO
 
 void Register(ModelRegistry& registry, const std::string& name, const std::string& family,
               const ResNetSpec& spec, const std::string& description) {
-  ModelEntry entry;
-  entry.name = name;
-  entry.family = family;
-  entry.description = description;
-  entry.native_resolution = 224;
-  entry.build = [name, spec](const BuildOptions& options) {
-    return BuildResNet(name, spec, options);
-  };
-  registry.Register(std::move(entry));
+  registry.Register({.name = name,
+                     .family = family,
+                     .description = description,
+                     .native_resolution = 224,
+                     .build = [name, spec](const BuildOptions& options) {
+                       return BuildResNet(name, spec, options);
+                     }});
 }
 
 }  // namespace
