@@ -42,12 +42,15 @@ void Emit(const std::string& content, const std::string& path) {
   }
 }
 
-void ModelSelection::AddOptions(po::options_description& options, int default_batch,
+void ModelSelection::AddOptions(po::options_description& options,
+                                po::positional_options_description& positional, int default_batch,
                                 const std::string& default_dtype) {
   batch = default_batch;
   dtype = default_dtype;
-  options.add_options()("graph", po::value(&graph_path),
-                        "read the layer graph from a JSON file (see models/README.md)")(
+  positional.add("model", 1);
+  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
+      "graph", po::value(&graph_path),
+      "read the layer graph from a JSON file (see models/README.md)")(
       "blocks", po::value(&blocks)->multitoken(),
       "build an EfficientNet-style network from block strings, e.g. r1_k3_s11_e1_i32_o16_se0.25")(
       "width", po::value(&width)->default_value(1.0), "width coefficient for --blocks")(
@@ -69,7 +72,7 @@ models::BuildOptions ModelSelection::BuildOptions() const {
   return o;
 }
 
-models::Graph ModelSelection::Load(const std::string& model) const {
+models::Graph ModelSelection::Load() const {
   const int sources =
       (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
   if (sources == 0) throw UsageError("name a model, or give --graph FILE or --blocks STRINGS");

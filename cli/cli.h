@@ -38,6 +38,7 @@ void Emit(const std::string& content, const std::string& path);
 
 // How a command chooses the graph it works on: a zoo MODEL name, --graph FILE, or --blocks.
 struct ModelSelection {
+  std::string model;  // zoo name (the positional MODEL argument)
   std::string graph_path;
   std::vector<std::string> blocks;
   double width = 1.0;
@@ -47,15 +48,14 @@ struct ModelSelection {
   std::string dtype = "fp32";
   int num_classes = 1000;
 
-  // Adds --graph, --blocks, --width, --depth, --resolution, --batch, --dtype, --num-classes.
-  void AddOptions(po::options_description& options, int default_batch = 1,
-                  const std::string& default_dtype = "fp32");
+  // Adds the positional MODEL (--model), --graph, --blocks, --width, --depth, --resolution,
+  // --batch, --dtype, --num-classes.
+  void AddOptions(po::options_description& options, po::positional_options_description& positional,
+                  int default_batch = 1, const std::string& default_dtype = "fp32");
   models::BuildOptions BuildOptions() const;
-  // Builds the graph named `model` (zoo), or read from --graph, or from --blocks.
-  models::Graph Load(const std::string& model) const;
-  bool HasSource(const std::string& model) const {
-    return !model.empty() || !graph_path.empty() || !blocks.empty();
-  }
+  // Builds the zoo model, or reads --graph, or builds --blocks (exactly one must be given).
+  models::Graph Load() const;
+  bool HasSource() const { return !model.empty() || !graph_path.empty() || !blocks.empty(); }
 };
 
 // One `dcnas` subcommand.

@@ -71,17 +71,14 @@ int List(const Args& args) {
 int Show(const Args& args) {
   po::options_description options("options");
   ModelSelection selection;
-  std::string model;
   std::string format;
   std::string out;
   bool per_block = false;
-  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
-      "format", po::value(&format)->default_value("text"), "text, json or csv")(
+  po::positional_options_description positional;
+  selection.AddOptions(options, positional);
+  options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv")(
       "per-block", po::bool_switch(&per_block), "text/csv: one row per block instead of per op")(
       "out", po::value(&out), "write to this file instead of stdout");
-  selection.AddOptions(options);
-  po::positional_options_description positional;
-  positional.add("model", 1);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas models show MODEL|--graph g.json|--blocks S... [--resolution R] [--batch N] "
@@ -93,7 +90,7 @@ int Show(const Args& args) {
     return 0;
   }
   const Format f = ParseFormat(format);
-  const Graph g = selection.Load(model);
+  const Graph g = selection.Load();
   const OpCounts total = models::CountGraph(g);
   const auto& info = g.info();
   if (f == Format::kJson) {
@@ -182,13 +179,11 @@ int Show(const Args& args) {
 int Export(const Args& args) {
   po::options_description options("options");
   ModelSelection selection;
-  std::string model;
   std::string out;
-  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
-      "out", po::value(&out)->required(), "output JSON file (written atomically)");
-  selection.AddOptions(options);
   po::positional_options_description positional;
-  positional.add("model", 1);
+  selection.AddOptions(options, positional);
+  options.add_options()("out", po::value(&out)->required(),
+                        "output JSON file (written atomically)");
   po::variables_map vm;
   if (!Parse(args,
              "dcnas models export MODEL --out g.json [--resolution R] [--batch N] [--dtype T]",
@@ -197,7 +192,7 @@ int Export(const Args& args) {
              options, positional, vm)) {
     return 0;
   }
-  models::WriteGraphFile(selection.Load(model), out);
+  models::WriteGraphFile(selection.Load(), out);
   return 0;
 }
 

@@ -57,18 +57,15 @@ int RunSim(const Args& args) {
   po::options_description options("options");
   ModelSelection selection;
   SimSelection sim_sel;
-  std::string model;
   std::string format;
   std::string out;
   bool per_op = false;
-  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
-      "format", po::value(&format)->default_value("text"), "text, json or csv")(
+  po::positional_options_description positional;
+  selection.AddOptions(options, positional, 128, "auto");
+  options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv")(
       "per-op", po::bool_switch(&per_op), "text/csv: one row per op instead of per block")(
       "out", po::value(&out), "write to this file instead of stdout");
-  selection.AddOptions(options, 128, "auto");
   sim_sel.AddOptions(options, false);
-  po::positional_options_description positional;
-  positional.add("model", 1);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas sim MODEL|--graph g.json|--blocks S... --accel tpu-v3 [--stack xla-tpu] "
@@ -82,13 +79,13 @@ int RunSim(const Args& args) {
     return 0;
   }
   const Format f = ParseFormat(format);
-  if (!selection.HasSource(model)) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
+  if (!selection.HasSource()) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
   const sim::SimSetup setup =
       sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
   if (selection.dtype == "auto" || !sim_sel.precision.empty()) {
     selection.dtype = sim_sel.PrecisionFor(setup.spec.kind);
   }
-  const models::Graph graph = selection.Load(model);
+  const models::Graph graph = selection.Load();
   const sim::Report report =
       sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, sim_sel.Options());
   std::string text;

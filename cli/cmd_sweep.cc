@@ -17,16 +17,13 @@ int RunSweep(const Args& args) {
   po::options_description options("options");
   ModelSelection selection;
   SimSelection sim_sel;
-  std::string model;
   std::string format;
   std::string out;
-  options.add_options()("model", po::value(&model), "zoo model name")(
-      "format", po::value(&format)->default_value("text"), "text, json or csv")(
-      "out", po::value(&out), "write the chart (SVG) here");
-  selection.AddOptions(options, 128, "auto");
-  sim_sel.AddOptions(options, false);
   po::positional_options_description positional;
-  positional.add("model", 1);
+  selection.AddOptions(options, positional, 128, "auto");
+  options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv")(
+      "out", po::value(&out), "write the chart (SVG) here");
+  sim_sel.AddOptions(options, false);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas sweep MODEL --accel tpu-v3 --set hbm.bandwidth_gbps=450,900,1800,3600 "
@@ -38,8 +35,7 @@ int RunSweep(const Args& args) {
     return 0;
   }
   const Format f = ParseFormat(format);
-  if (!selection.HasSource(model))
-    throw UsageError("dcnas sweep: give a MODEL, --graph or --blocks");
+  if (!selection.HasSource()) throw UsageError("dcnas sweep: give a MODEL, --graph or --blocks");
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> values;
   for (const auto& s : sim_sel.sets) {
@@ -75,7 +71,7 @@ int RunSweep(const Args& args) {
       if (selection.dtype == "auto" || !sim_sel.precision.empty()) {
         selection.dtype = sim_sel.PrecisionFor(setup.spec.kind);
       }
-      graph = selection.Load(model);
+      graph = selection.Load();
     }
     sim::SimOptions so = sim_sel.Options();
     so.details = false;
