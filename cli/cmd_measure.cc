@@ -1,6 +1,7 @@
 // dcnas measure: times zoo models on this machine's CPU with LibTorch.
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -78,8 +79,7 @@ std::set<std::string> LoadEarlierRows(const std::string& path, Table& table) {
   const auto records = calibrate::ParseCsv(ReadFile(path), path);
   if (records.empty() || records.front().fields != kColumns) {
     throw InputError(path +
-                     ": --resume needs a file written by `dcnas measure` (its header "
-                     "differs)");
+                     ": --resume needs a file written by `dcnas measure` (its header differs)");
   }
   for (size_t i = 1; i < records.size(); ++i) {
     const auto& f = records[i].fields;
@@ -89,7 +89,12 @@ std::set<std::string> LoadEarlierRows(const std::string& path, Table& table) {
                        std::to_string(f.size()));
     }
     table.AddRow(f);
-    keys.insert(PointKey(f[0], f[4], f[5], f[14], f[10]));
+    auto cell = [&f](const std::string& column) {
+      return f[static_cast<size_t>(std::find(kColumns.begin(), kColumns.end(), column) -
+                                   kColumns.begin())];
+    };
+    keys.insert(PointKey(cell("model"), cell("batch_size"), cell("image_size"), cell("threads"),
+                         cell("regime")));
   }
   return keys;
 }
