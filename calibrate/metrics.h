@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/rank.h"
+
 namespace dcnas::calibrate {
 
 struct ErrorMetrics {
@@ -22,13 +24,8 @@ struct ErrorMetrics {
 // Absolute percentage error of one prediction, as a fraction.
 double AbsolutePercentageError(double predicted, double measured);
 
-// Kendall's tau-b of two equally long samples (ties handled as in tau-b); NaN when no pair is
-// comparable (one row, or one model per group). With `groups` (one key per element), only pairs
-// within the same group count: the ranking of models measured under the same condition (e.g. the
-// same batch size), so that the trivial ordering of batch sizes does not inflate the agreement.
-// O(n^2), fine for the few thousand rows of a calibration.
-double KendallTau(const std::vector<double>& a, const std::vector<double>& b,
-                  const std::vector<std::string>& groups = {});
+// Kendall's tau-b: common/rank.h.
+using dcnas::KendallTau;
 
 // Metrics over paired predictions and measurements (> 0). `labels` is empty or one per row;
 // `groups` (empty or one per row) restricts the Kendall tau to pairs within a group.
