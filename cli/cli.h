@@ -72,6 +72,8 @@ int RunRoofline(const Args& args);   // cmd_roofline.cc
 int RunSweep(const Args& args);      // cmd_sweep.cc
 int RunCompare(const Args& args);    // cmd_compare.cc
 int RunCalibrate(const Args& args);  // cmd_calibrate.cc
+int RunSpace(const Args& args);      // cmd_space.cc
+int RunAccuracyData(const Args& args);  // cmd_accuracy_data.cc
 #ifdef DCNAS_WITH_TORCH
 int RunMeasure(const Args& args);  // cmd_measure.cc (LibTorch)
 int RunTrain(const Args& args);    // cmd_train.cc (LibTorch)

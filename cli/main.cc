@@ -24,6 +24,10 @@ const std::vector<Command>& Commands() {
       {"compare", "side-by-side latency of model families with speedups", dcnas::cli::RunCompare},
       {"calibrate", "fit the simulator to measured latencies and validate on held-out data",
        dcnas::cli::RunCalibrate},
+      {"space", "search spaces: show their size and choices, sample and decode architectures",
+       dcnas::cli::RunSpace},
+      {"accuracy-data", "train sampled architectures on the proxy; label-noise statistics",
+       dcnas::cli::RunAccuracyData},
 #ifdef DCNAS_WITH_TORCH
       {"measure", "time models on this machine's CPU with LibTorch (calibration CSV)",
        dcnas::cli::RunMeasure},
@@ -38,7 +42,7 @@ void PrintUsage(std::ostream& out) {
       << ": fast model families for datacenter accelerators\n\n"
          "usage: dcnas <command> [options]   (dcnas <command> --help for details)\n\ncommands:\n";
   for (const auto& c : Commands()) {
-    out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary << "\n";
+    out << "  " << c.name << std::string(15 - std::string(c.name).size(), ' ') << c.summary << "\n";
   }
   out << "\nexit codes: 0 success, 2 bad usage or input, 1 other failure\n";
 }

@@ -1,0 +1,153 @@
+// dcnas accuracy-data generate | stats
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cli/cli.h"
+#include "common/table.h"
+#include "search/accuracy_data.h"
+#include "search/space.h"
+#ifdef DCNAS_WITH_TORCH
+#include "models/torch/train.h"
+#include "search/generate.h"
+#endif
+
+namespace dcnas::cli {
+namespace {
+
+#ifdef DCNAS_WITH_TORCH
+int Generate(const Args& args) {
+  po::options_description options("options");
+  std::string space_file;
+  search::GenerateOptions g;
+  search::ProxyRecipe& r = g.recipe;
+  int proxy_resolution = 0, removed = -1;
+  double proxy_width = 0.0;
+  options.add_options()("space", po::value(&space_file), "search-space YAML file")(
+      "count", po::value(&g.count)->default_value(0), "architectures to sample and train")(
+      "seed", po::value(&g.seed)->default_value(0), "seed of the sampling (and of the runs)")(
+      "replicates", po::value(&g.replicates)->default_value(1),
+      "trainings per architecture with different seeds (2 measures the label noise)")(
+      "scaling", po::bool_switch(&g.scaling),
+      "also sample compound-scaling coefficients (depth, width, resolution) per architecture")(
+      "epochs", po::value(&r.epochs)->default_value(r.epochs), "proxy training epochs")(
+      "train-images", po::value(&r.train_images)->default_value(r.train_images),
+      "training subset (a fixed selection, the same for every run)")(
+      "proxy-resolution", po::value(&proxy_resolution)->default_value(0),
+      "proxy input resolution (0: the space's proxy.resolution)")(
+      "proxy-width", po::value(&proxy_width)->default_value(0.0),
+      "proxy width multiplier (0: the space's proxy.width)")(
+      "removed-downsamples", po::value(&removed)->default_value(-1),
+      "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
+      "batch", po::value(&r.batch)->default_value(r.batch), "training batch size")(
+      "optimizer", po::value(&r.optimizer)->default_value(r.optimizer), "sgd, rmsprop or adamw")(
+      "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)")(
+      "jobs", po::value(&g.jobs)->default_value(1),
+      "trainings side by side (worker processes, one LibTorch thread each)")(
+      "data-dir", po::value(&g.data_dir)->default_value(models::libtorch::kFashionMnistDir),
+      "Fashion-MNIST directory")("limit-eval", po::value(&g.limit_eval)->default_value(0),
+                                 "validate and test on at most this many images (smoke tests)")(
+      "out", po::value(&g.out), "accuracy CSV (appended one fsync'ed row per finished run)")(
+      "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas accuracy-data generate --space FILE --count N --seed S [proxy options] "
+             "[--replicates R] [--scaling] [--jobs K] --out data.csv [--resume]",
+             "Samples architectures from the space, trains each on the Fashion-MNIST proxy and "
+             "appends one row per finished run. A kill loses at most the runs in flight; "
+             "--resume trains only what is missing.",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (space_file.empty()) throw UsageError("accuracy-data generate: --space is required");
+  const search::Space space = search::Space::Load(space_file);
+  r.resolution = proxy_resolution > 0 ? proxy_resolution : space.proxy().resolution;
+  r.width = proxy_width > 0 ? proxy_width : space.proxy().width;
+  r.removed_downsamples = removed >= 0 ? removed : space.proxy().removed_downsamples;
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  const auto summary = search::Generate(space, g, [tty](const std::string& line, bool final) {
+    if (final || !tty) {
+      std::cerr << (tty ? "\r\033[K" : "") << line << "\n";
+    } else {
+      std::cerr << "\r\033[K" << line << std::flush;
+    }
+  });
+  std::cerr << (tty ? "\n" : "") << "accuracy-data: " << summary.trained << " trained, "
+            << summary.already_done << " already done, " << summary.failed << " failed of "
+            << summary.planned << " planned -> " << g.out << "\n";
+  return summary.failed > 0 ? 1 : 0;
+}
+#endif
+
+int Stats(const Args& args) {
+  po::options_description options("options");
+  std::string file, against, space_file;
+  options.add_options()("file", po::value(&file), "accuracy CSV")(
+      "space", po::value(&space_file), "check the rows against this space file")(
+      "against", po::value(&against),
+      "a second accuracy CSV of the same architectures (e.g. a longer proxy): rank agreement");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  if (!Parse(args, "dcnas accuracy-data stats FILE [--space FILE] [--against FILE2]",
+             "Label noise and proxy validity: Kendall tau between replicates 0 and 1 of the same "
+             "architectures (the noise ceiling), cost per run, and with --against the tau "
+             "between two proxies on the architectures they share.",
+             options, pos, vm)) {
+    return 0;
+  }
+  if (file.empty()) throw UsageError("accuracy-data stats: missing FILE");
+  std::optional<search::Space> space;
+  if (!space_file.empty()) space = search::Space::Load(space_file);
+  const auto data = search::ReadAccuracyData(file, space ? &*space : nullptr);
+  const auto s = search::ComputeReplicateStats(data);
+  Table t({"quantity", "value"});
+  t.AddRow({"runs", std::to_string(data.rows.size())});
+  t.AddRow({"test accuracy mean / min / max (%)", FormatFixed(s.mean_accuracy, 2) + " / " +
+                                                      FormatFixed(s.min_accuracy, 2) + " / " +
+                                                      FormatFixed(s.max_accuracy, 2)});
+  t.AddRow({"train time per run (s)", FormatFixed(s.mean_train_time_s, 1)});
+  t.AddRow({"architectures with 2 replicates", std::to_string(s.architectures)});
+  if (s.architectures > 1) {
+    t.AddRow({"seed-to-seed Kendall tau, test", FormatFixed(s.test_tau, 3)});
+    t.AddRow({"seed-to-seed Kendall tau, validation", FormatFixed(s.val_tau, 3)});
+    t.AddRow({"seed-to-seed mean |diff|, test (pp)", FormatFixed(s.mean_abs_diff_pp, 2)});
+  }
+  if (!against.empty()) {
+    const auto other = search::ReadAccuracyData(against, space ? &*space : nullptr);
+    const auto a = search::ComputeAgreement(data, other);
+    t.AddRow({"shared architectures with " + against, std::to_string(a.architectures)});
+    t.AddRow({"Kendall tau against it, test", FormatFixed(a.test_tau, 3)});
+    t.AddRow({"Kendall tau against it, validation", FormatFixed(a.val_tau, 3)});
+  }
+  std::cout << t.ToText();
+  return 0;
+}
+
+}  // namespace
+
+int RunAccuracyData(const Args& args) {
+  const std::string usage =
+      "dcnas accuracy-data generate|stats ...\n\n"
+      "  generate  sample architectures and train them on the proxy (needs LibTorch)\n"
+      "  stats     label noise (seed-to-seed tau) and proxy validity of accuracy data\n\n"
+      "`dcnas accuracy-data <sub> --help` for options. Columns: search/README.md.\n";
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << "usage: " << usage;
+    if (args.empty()) throw UsageError("dcnas accuracy-data: missing subcommand");
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+#ifdef DCNAS_WITH_TORCH
+  if (args[0] == "generate") return Generate(rest);
+#else
+  if (args[0] == "generate") {
+    throw UsageError("accuracy-data generate needs LibTorch (this dcnas was built without it)");
+  }
+#endif
+  if (args[0] == "stats") return Stats(rest);
+  throw UsageError("dcnas accuracy-data: unknown subcommand '" + args[0] +
+                   "' (valid: generate, stats)");
+}
+
+}  // namespace dcnas::cli

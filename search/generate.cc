@@ -1,0 +1,279 @@
+#include "search/generate.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/errors.h"
+#include "common/table.h"
+#include "common/text.h"
+#include "models/counts.h"
+#include "models/torch/train.h"
+
+namespace dcnas::search {
+namespace {
+
+namespace fs = std::filesystem;
+namespace lt = models::libtorch;
+
+uint64_t SplitMix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+double WarmupEpochs(int epochs) { return std::min(1.0, 0.2 * epochs); }
+
+namespace {
+
+template <typename T>
+T Pick(const std::vector<T>& values, std::mt19937_64& rng) {
+  return values[rng() % values.size()];
+}
+
+// What a worker sends back over its pipe: one JSON object.
+std::string RunJobInChild(const Space& space, const Job& job, const GenerateOptions& o,
+                          const std::string& run_dir) {
+  try {
+    ProxySettings proxy = space.proxy();
+    proxy.resolution = o.recipe.resolution;
+    proxy.width = o.recipe.width;
+    proxy.removed_downsamples = o.recipe.removed_downsamples;
+    const models::Graph graph = space.BuildProxy(job.encoding, job.scaling, proxy);
+    lt::TrainOptions t;
+    t.data_dir = o.data_dir;
+    t.epochs = o.recipe.epochs;
+    t.batch = o.recipe.batch;
+    t.optimizer = lt::ParseOptimizer(o.recipe.optimizer);
+    t.learning_rate = o.recipe.learning_rate;
+    t.warmup_epochs = WarmupEpochs(o.recipe.epochs);
+    t.limit_train = o.recipe.train_images;
+    t.limit_eval = o.limit_eval;
+    t.seed = job.seed;
+    t.threads = 1;
+    t.out_dir = run_dir;
+    const lt::TrainResult r = lt::Train(graph, t, [](const std::string&, bool) {});
+    return nlohmann::json{{"val_accuracy", r.val_accuracy * 100.0},
+                          {"test_accuracy", r.test_accuracy * 100.0},
+                          {"proxy_params", r.params},
+                          {"train_time_s", r.train_time_s}}
+        .dump();
+  } catch (const std::exception& e) {
+    return nlohmann::json{{"error", e.what()}}.dump();
+  }
+}
+
+struct Running {
+  size_t job = 0;
+  int fd = -1;
+  std::string run_dir;
+};
+
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[4096];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Job> PlanJobs(const Space& space, const GenerateOptions& o) {
+  if (o.count < 1) throw InputError("--count must be at least 1");
+  if (o.replicates < 1 || o.replicates > 100) throw InputError("--replicates must be in [1, 100]");
+  std::mt19937_64 rng(o.seed);
+  const ScalingGrid grid;
+  std::set<std::string> seen;
+  std::vector<Job> jobs;
+  int archs = 0;
+  int draws = 0;
+  while (archs < o.count) {
+    if (++draws > 100 * o.count + 1000) {
+      throw InputError("space '" + space.name() + "' has fewer than " + std::to_string(o.count) +
+                       " distinct architectures reachable by sampling (found " +
+                       std::to_string(archs) + ")");
+    }
+    Job j;
+    j.encoding = space.Sample(rng);
+    if (o.scaling) {
+      j.scaling.depth = Pick(grid.depth, rng);
+      j.scaling.width = Pick(grid.width, rng);
+      j.scaling.resolution = Pick(grid.resolution, rng);
+    }
+    const std::string key = space.ToText(j.encoding) + "|" + std::to_string(j.scaling.depth) + "|" +
+                            std::to_string(j.scaling.width) + "|" +
+                            std::to_string(j.scaling.resolution);
+    if (!seen.insert(key).second) continue;
+    for (int r = 0; r < o.replicates; ++r) {
+      j.replicate = r;
+      j.seed =
+          SplitMix(o.seed ^ (static_cast<uint64_t>(archs) << 16) ^ static_cast<uint64_t>(r)) >> 1;
+      jobs.push_back(j);
+    }
+    ++archs;
+  }
+  return jobs;
+}
+
+AccuracyRow DescribeJob(const Space& space, const Job& job, const ProxyRecipe& recipe) {
+  AccuracyRow row;
+  row.space = space.name();
+  row.fingerprint = space.fingerprint();
+  row.encoding = space.ToText(space.Canonical(job.encoding));
+  row.scaling = job.scaling;
+  row.recipe = recipe;
+  row.seed = job.seed;
+  row.replicate = job.replicate;
+  const models::OpCounts full =
+      models::CountGraph(space.BuildFull(job.encoding, job.scaling, models::BuildOptions{}));
+  row.params = full.params;
+  row.flops = full.flops;
+  row.blocks = Join(space.Decode(job.encoding).blocks, " ");
+  return row;
+}
+
+GenerateSummary Generate(const Space& space, const GenerateOptions& o,
+                         const GenerateProgress& progress) {
+  if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs must be in [1, 256]");
+  if (o.recipe.epochs < 1) throw InputError("--epochs must be at least 1");
+  if (o.recipe.train_images < 1000 || o.recipe.train_images > 55000) {
+    throw InputError(
+        "--train-images must be in [1000, 55000] (55,000 training images after the "
+        "5,000-image validation split)");
+  }
+  if (o.out.empty()) throw InputError("--out is required");
+  const auto start = std::chrono::steady_clock::now();
+  GenerateSummary summary;
+  const std::vector<Job> jobs = PlanJobs(space, o);
+  summary.planned = jobs.size();
+
+  std::set<std::string> done;
+  if (fs::exists(o.out)) {
+    if (!o.resume) {
+      throw InputError(o.out + ": exists (use --resume to continue it, or another --out)");
+    }
+    const AccuracyData existing = ReadAccuracyData(o.out, &space, /*allow_torn_tail=*/true);
+    for (const auto& r : existing.rows) done.insert(r.JobKey());
+  }
+  AccuracyAppender appender(o.out);  // checks the header and cuts a torn last row
+  std::vector<size_t> todo;
+  std::vector<AccuracyRow> rows(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    rows[i] = DescribeJob(space, jobs[i], o.recipe);
+    if (done.count(rows[i].JobKey())) {
+      ++summary.already_done;
+    } else {
+      todo.push_back(i);
+    }
+  }
+  progress(std::to_string(summary.planned) + " runs planned, " +
+               std::to_string(summary.already_done) + " already in " + o.out + ", " +
+               std::to_string(todo.size()) + " to train with " + std::to_string(o.jobs) +
+               " worker(s)",
+           true);
+  if (todo.empty()) return summary;
+
+  const fs::path runs_root =
+      fs::path(o.out).parent_path() / (fs::path(o.out).filename().string() + ".runs");
+  fs::remove_all(runs_root);  // leftovers of runs killed in flight
+  fs::create_directories(runs_root);
+  const pid_t parent = ::getpid();
+  std::map<pid_t, Running> running;
+  size_t next = 0;
+  double trained_time = 0.0;
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && static_cast<int>(running.size()) < o.jobs) {
+      const size_t j = todo[next++];
+      int fds[2];
+      if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+      Running run{j, fds[0], (runs_root / ("run-" + std::to_string(j))).string()};
+      const pid_t pid = ::fork();
+      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+      if (pid == 0) {
+        ::close(fds[0]);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);
+        const std::string msg = RunJobInChild(space, jobs[j], o, run.run_dir);
+        size_t off = 0;
+        while (off < msg.size()) {
+          const ssize_t n = ::write(fds[1], msg.data() + off, msg.size() - off);
+          if (n <= 0) ::_exit(1);
+          off += static_cast<size_t>(n);
+        }
+        ::_exit(0);
+      }
+      ::close(fds[1]);
+      running[pid] = run;
+    }
+    // Wait for whichever worker finishes first, then read its pipe: a worker's message fits in
+    // the pipe buffer, so it never blocks before exiting.
+    int status = 0;
+    pid_t pid = -1;
+    Running run;
+    do {
+      pid = ::waitpid(-1, &status, 0);
+    } while (pid < 0 && errno == EINTR);
+    if (pid < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    run = it->second;
+    running.erase(it);
+    const std::string msg = ReadAll(run.fd);
+    ::close(run.fd);
+    fs::remove_all(run.run_dir);
+    AccuracyRow& row = rows[run.job];
+    std::string error;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(msg);
+    } catch (const std::exception&) {
+      error = "worker exited without a result (status " + std::to_string(status) + ")";
+    }
+    if (error.empty() && j.contains("error")) error = j["error"].get<std::string>();
+    if (!error.empty()) {
+      ++summary.failed;
+      progress("run " + std::to_string(run.job) + " (" + row.encoding + ") failed: " + error, true);
+      continue;
+    }
+    row.val_accuracy = j["val_accuracy"].get<double>();
+    row.test_accuracy = j["test_accuracy"].get<double>();
+    row.proxy_params = j["proxy_params"].get<int64_t>();
+    row.train_time_s = j["train_time_s"].get<double>();
+    appender.Append(row);
+    ++summary.trained;
+    trained_time += row.train_time_s;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = static_cast<double>(summary.trained) / elapsed;  // runs per second
+    const size_t left = todo.size() - summary.trained - summary.failed;
+    progress("[" + std::to_string(summary.already_done + summary.trained) + "/" +
+                 std::to_string(summary.planned) + "] " + FormatFixed(rate * 3600.0, 1) +
+                 " runs/h, ETA " + lt::FormatDuration(static_cast<double>(left) / rate) +
+                 "  last: " + row.encoding + " test " + FormatFixed(row.test_accuracy, 2) +
+                 "% in " + lt::FormatDuration(row.train_time_s),
+             false);
+  }
+  fs::remove_all(runs_root);
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace dcnas::search

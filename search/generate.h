@@ -1,0 +1,76 @@
+// Trained accuracy data generation: sample architectures from a space, train each on the
+// Fashion-MNIST proxy with `dcnas train`'s trainer (models/torch/train.h), append one row per
+// finished run. Built only with LibTorch.
+//
+// Runs happen in worker processes (fork, one LibTorch thread each, up to `jobs` at a time); the
+// parent samples, schedules and appends, and never touches LibTorch. Workers die with the parent
+// (PR_SET_PDEATHSIG), so a killed generation loses only the runs in flight; `resume` trains only
+// the runs missing from the file. The plan (which architectures, scalings and seeds) depends
+// only on the space, the seed and the count: a longer count extends a shorter one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "search/accuracy_data.h"
+#include "search/space.h"
+
+namespace dcnas::search {
+
+struct GenerateOptions {
+  int count = 0;  // architectures
+  uint64_t seed = 0;
+  int replicates = 1;    // trainings per architecture, with different seeds
+  bool scaling = false;  // also sample compound-scaling coefficients (see ScalingGrid)
+  ProxyRecipe recipe;
+  int jobs = 1;     // trainings side by side
+  std::string out;  // the accuracy CSV
+  bool resume = false;
+  std::string data_dir;    // Fashion-MNIST directory
+  int64_t limit_eval = 0;  // > 0: validate and test on at most this many images (smoke tests)
+};
+
+// Learning-rate warm-up of a proxy run: 20% of its epochs, at most one epoch (the trainer's
+// default of one epoch would leave a 1-2 epoch proxy without a decay phase).
+double WarmupEpochs(int epochs);
+
+// One planned run.
+struct Job {
+  Encoding encoding;
+  Scaling scaling;
+  int replicate = 0;
+  uint64_t seed = 0;
+};
+
+// The coefficients sampled with `scaling`: depth, width and resolution multipliers from
+// EfficientNet's phi = 0..2 range (alpha 1.2, beta 1.1, gamma 1.15 per step).
+struct ScalingGrid {
+  std::vector<double> depth = {1.0, 1.2, 1.4, 1.6, 1.8, 2.0};
+  std::vector<double> width = {1.0, 1.1, 1.2, 1.3};
+  std::vector<double> resolution = {1.0, 1.15, 1.3};
+};
+
+// The deterministic plan: `count` distinct canonical architectures (and scalings) x replicates.
+std::vector<Job> PlanJobs(const Space& space, const GenerateOptions& options);
+
+// Builds the row of a job except its training results (full-size counts, blocks, recipe).
+AccuracyRow DescribeJob(const Space& space, const Job& job, const ProxyRecipe& recipe);
+
+struct GenerateSummary {
+  size_t planned = 0;
+  size_t already_done = 0;
+  size_t trained = 0;
+  size_t failed = 0;
+  double wall_s = 0.0;
+};
+
+using GenerateProgress = std::function<void(const std::string& line, bool final)>;
+
+// Runs the plan; throws InputError when `out` exists without `resume`, or its rows belong to
+// another space.
+GenerateSummary Generate(const Space& space, const GenerateOptions& options,
+                         const GenerateProgress& progress);
+
+}  // namespace dcnas::search
