@@ -138,9 +138,12 @@ AccuracyData ReadAccuracyData(const std::string& path, const Space* space, bool 
   AccuracyData data;
   data.file = path;
   std::vector<std::string> lines = Split(text, '\n');
-  const bool torn = !text.empty() && text.back() != '\n';
+  bool torn = !text.empty() && text.back() != '\n';
   if (!torn && !lines.empty() && lines.back().empty()) lines.pop_back();
-  if (torn && allow_torn_tail) lines.pop_back();
+  if (torn && allow_torn_tail) {
+    lines.pop_back();
+    torn = false;
+  }
   if (lines.empty()) throw InputError(path + ": no header line");
   const std::vector<std::string> header = Split(lines[0], ',');
   std::map<std::string, size_t> col;
