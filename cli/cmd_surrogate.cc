@@ -1,0 +1,173 @@
+// dcnas surrogate fit | eval | predict
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "calibrate/sha256.h"
+#include "cli/cli.h"
+#include "common/file_io.h"
+#include "common/table.h"
+#include "common/text.h"
+#include "search/accuracy_surrogate.h"
+
+namespace dcnas::cli {
+namespace {
+
+std::string Metric(double v, int digits = 3) {
+  return std::isfinite(v) ? FormatFixed(v, digits) : "n/a";
+}
+
+void PrintQuality(const search::surrogate::QualityReport& q, double flops_tau, Table& t) {
+  t.AddRow({"RMSE (pp)", Metric(q.rmse)});
+  t.AddRow({"R^2", Metric(q.r_squared)});
+  t.AddRow({"Kendall tau", Metric(q.kendall_tau)});
+  t.AddRow({"sparse Kendall tau (0.1 pp)", Metric(q.sparse_kendall_tau)});
+  t.AddRow({"top-10% recall", Metric(q.top10_recall)});
+  t.AddRow({"within 1 / 2 std", Metric(q.calibration.within_1_std, 2) + " / " +
+                                     Metric(q.calibration.within_2_std, 2)});
+  t.AddRow({"FLOPs-only baseline tau", Metric(flops_tau)});
+}
+
+int Fit(const Args& args) {
+  po::options_description options("options");
+  std::string data_file, space_file, out;
+  search::SurrogateFitOptions o;
+  bool no_curve = false;
+  options.add_options()("data", po::value(&data_file), "accuracy CSV (`dcnas accuracy-data`)")(
+      "space", po::value(&space_file), "the space the data was sampled from (embedded in the model)")(
+      "target", po::value(&o.target)->default_value(o.target), "val_accuracy or test_accuracy")(
+      "seed", po::value(&o.seed)->default_value(0), "seed of the split and the ensemble")(
+      "members", po::value(&o.ensemble.members)->default_value(o.ensemble.members),
+      "ensemble members (bagged, different seeds)")(
+      "no-learning-curve", po::bool_switch(&no_curve), "skip the learning curve")(
+      "out", po::value(&out), "surrogate file (.ubj or .json); also writes OUT.report.json and "
+                              "OUT.parity.svg");
+  po::variables_map vm;
+  if (!Parse(args, "dcnas surrogate fit --data data.csv --space FILE --out model.ubj [--seed S]",
+             "Fits the XGBoost accuracy surrogate: 80/10/10 split by architecture, early stopping "
+             "on validation, a bagged ensemble; reports held-out RMSE, R^2, Kendall tau, sparse "
+             "tau, top-10% recall, std calibration, a FLOPs-only baseline and a learning curve.",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (data_file.empty() || space_file.empty() || out.empty()) {
+    throw UsageError("surrogate fit: --data, --space and --out are required");
+  }
+  o.learning_curve = !no_curve;
+  const std::string space_yaml = ReadFile(space_file);
+  const auto space = search::Space::Parse(space_yaml, space_file);
+  const auto data = search::ReadAccuracyData(data_file, &space);
+  const auto fit = search::FitAccuracySurrogate(space, space_yaml, data,
+                                                calibrate::Sha256Hex(ReadFile(data_file)), o);
+  // The report and chart first, the model last: a model file present means a complete set.
+  WriteFileAtomic(out + ".report.json", fit.metadata["report"].dump(1) + "\n");
+  WriteFileAtomic(out + ".parity.svg", fit.parity_svg);
+  search::surrogate::SaveSurrogate(out, fit.ensemble, fit.metadata);
+  const auto& r = fit.report;
+  std::cout << "surrogate of " << space.name() << ": " << r.groups << " architectures ("
+            << r.rows << " rows): train " << r.train << ", valid " << r.valid << ", test "
+            << r.test << "\n";
+  Table t({"held-out metric", "value"});
+  PrintQuality(r.test_quality, r.flops_baseline_tau, t);
+  t.AddRow({"params-only baseline tau", Metric(r.params_baseline_tau)});
+  for (const auto& p : r.learning_curve) {
+    t.AddRow({"learning curve: tau at " + std::to_string(p.train_rows) + " rows",
+              Metric(p.test_kendall_tau)});
+  }
+  std::cout << t.ToText() << "-> " << out << " (+ .report.json, .parity.svg)\n";
+  return 0;
+}
+
+int Eval(const Args& args) {
+  po::options_description options("options");
+  std::string data_file, model, target, parity;
+  options.add_options()("data", po::value(&data_file), "held-out accuracy CSV")(
+      "model", po::value(&model), "surrogate file")(
+      "target", po::value(&target)->default_value("val_accuracy"), "val_accuracy or test_accuracy")(
+      "parity", po::value(&parity), "write a parity chart SVG here");
+  po::variables_map vm;
+  if (!Parse(args, "dcnas surrogate eval --data held-out.csv --model model.ubj [--parity p.svg]",
+             "Scores a surrogate on accuracy data it was not fitted to (architectures averaged "
+             "over replicates).",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (data_file.empty() || model.empty()) throw UsageError("surrogate eval: --data and --model");
+  const auto s = search::AccuracySurrogate::Load(model);
+  const auto data = search::ReadAccuracyData(data_file, &s.space());
+  const auto e = search::EvaluateAccuracySurrogate(s, data, target);
+  if (!parity.empty()) {
+    WriteFileAtomic(parity, search::surrogate::ParityChartSvg(e.truth, e.mean, e.stddev));
+  }
+  Table t({"metric (" + std::to_string(e.groups) + " architectures)", "value"});
+  PrintQuality(e.quality, e.flops_baseline_tau, t);
+  std::cout << t.ToText();
+  return 0;
+}
+
+int Predict(const Args& args) {
+  po::options_description options("options");
+  std::string model, list_file, format;
+  std::vector<std::string> encodings;
+  std::vector<double> scaling;
+  options.add_options()("model", po::value(&model), "surrogate file")(
+      "encoding", po::value(&encodings)->multitoken(), "architecture encodings")(
+      "file", po::value(&list_file), "a file with one encoding per line")(
+      "scaling", po::value(&scaling)->multitoken(), "depth width resolution coefficients")(
+      "format", po::value(&format)->default_value("text"), "text or csv");
+  po::positional_options_description pos;
+  pos.add("encoding", -1);
+  po::variables_map vm;
+  if (!Parse(args, "dcnas surrogate predict --model model.ubj ENCODING... | --file list.txt",
+             "Predicted accuracy (mean and std of the ensemble) of architectures.", options, pos,
+             vm)) {
+    return 0;
+  }
+  if (model.empty()) throw UsageError("surrogate predict: --model is required");
+  if (!list_file.empty()) {
+    for (const auto& line : Split(ReadFile(list_file), '\n')) {
+      if (!line.empty()) encodings.push_back(line);
+    }
+  }
+  if (encodings.empty()) throw UsageError("surrogate predict: no encodings");
+  search::Scaling sc;
+  if (!scaling.empty()) {
+    if (scaling.size() != 3) throw UsageError("--scaling takes three values: depth width resolution");
+    sc = {scaling[0], scaling[1], scaling[2]};
+  }
+  const auto s = search::AccuracySurrogate::Load(model);
+  std::vector<search::Encoding> es;
+  for (const auto& text : encodings) es.push_back(s.space().FromText(text));
+  std::vector<float> mean, stddev;
+  s.Predict(es, std::vector<search::Scaling>(es.size(), sc), mean, stddev);
+  Table t({"encoding", "predicted_accuracy", "std"});
+  for (size_t i = 0; i < es.size(); ++i) {
+    t.AddRow({s.space().ToText(s.space().Canonical(es[i])), FormatFixed(mean[i], 3),
+              FormatFixed(stddev[i], 3)});
+  }
+  std::cout << (ParseFormat(format) == Format::kCsv ? t.ToCsv() : t.ToText());
+  return 0;
+}
+
+}  // namespace
+
+int RunSurrogate(const Args& args) {
+  const std::string usage =
+      "dcnas surrogate fit|eval|predict ...\n\n"
+      "  fit      fit the XGBoost accuracy surrogate to accuracy data, with its held-out report\n"
+      "  eval     score a surrogate on other accuracy data\n"
+      "  predict  predicted accuracy of encodings\n\n"
+      "`dcnas surrogate <sub> --help` for options.\n";
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << "usage: " << usage;
+    if (args.empty()) throw UsageError("dcnas surrogate: missing subcommand (fit, eval, predict)");
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  if (args[0] == "fit") return Fit(rest);
+  if (args[0] == "eval") return Eval(rest);
+  if (args[0] == "predict") return Predict(rest);
+  throw UsageError("dcnas surrogate: unknown subcommand '" + args[0] +
+                   "' (valid: fit, eval, predict)");
+}
+
+}  // namespace dcnas::cli
