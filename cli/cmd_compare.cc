@@ -148,7 +148,7 @@ int RunCompare(const Args& args) {
   }
   const std::vector<sim::SimSetup> setups = sim_sel.LoadSetups(accels);
   const study::Comparison cmp =
-      study::Compare(lineup, setups, sim_sel.RunOptions(batch), models::BuiltinModels());
+      study::Compare(lineup, setups, sim_sel.StudyOptions(batch), models::BuiltinModels());
   std::string setup_text;
   for (const auto& s : setups) {
     setup_text += (setup_text.empty() ? "" : " and ") + s.spec.name + " / " + s.stack.name + " " +

@@ -164,7 +164,7 @@ int RunRoofline(const Args& args) {
   if (accels.empty()) throw UsageError("--accel: no accelerator names");
   const std::vector<RooflinePoint> points =
       study::Roofline(model_names, sim_sel.LoadSetups(accels),
-                      sim_sel.RunOptions(batch, resolution), models::BuiltinModels());
+                      sim_sel.StudyOptions(batch, resolution), models::BuiltinModels());
   PrintPoints(points, f, batch);
   if (!out.empty()) {
     Emit(RenderSvg(RooflineChart(points, accels.size(), batch)), out);

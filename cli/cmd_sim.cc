@@ -41,7 +41,7 @@ sim::SimOptions SimSelection::Options() const {
   return o;
 }
 
-study::RunOptions SimSelection::RunOptions(int batch, int resolution) const {
+study::RunOptions SimSelection::StudyOptions(int batch, int resolution) const {
   study::RunOptions o;
   o.batch = batch;
   o.resolution = resolution;

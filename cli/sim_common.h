@@ -25,7 +25,7 @@ struct SimSelection {
   std::string PrecisionFor(const std::string& accelerator_kind) const;
   sim::SimOptions Options() const;
   // Options for a study: `batch`, `resolution`, --precision, fusion; no per-op details.
-  study::RunOptions RunOptions(int batch, int resolution = 0) const;
+  study::RunOptions StudyOptions(int batch, int resolution = 0) const;
   // Loads each accelerator with --stack, --calibration and --set.
   std::vector<sim::SimSetup> LoadSetups(const std::vector<std::string>& accels) const;
 };
