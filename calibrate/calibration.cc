@@ -88,6 +88,19 @@ HeldOut CrossValidate(const LatencyModel& model, const std::vector<Measurement>&
   return out;
 }
 
+CalibrationResult Evaluate(const LatencyModel& model, const std::vector<Measurement>& rows,
+                           const CalibrationOptions& options) {
+  if (rows.empty()) throw InputError("calibration: no measurement rows selected");
+  if (!options.family_of) throw InternalError("calibration: no family function");
+  CalibrationResult result;
+  result.rows = rows;
+  for (const Measurement& m : rows) result.families.push_back(options.family_of(m));
+  result.predicted_before_ms = PredictChecked(model, DefaultValues(model), rows);
+  result.before =
+      ComputeMetrics(result.predicted_before_ms, Measured(rows), Labels(rows), Groups(rows));
+  return result;
+}
+
 CalibrationResult Calibrate(const LatencyModel& model, const std::vector<Measurement>& rows,
                             const CalibrationOptions& options) {
   if (rows.empty()) throw InputError("calibration: no measurement rows selected");

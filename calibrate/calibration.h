@@ -50,6 +50,12 @@ struct CalibrationResult {
 CalibrationResult Calibrate(const LatencyModel& model, const std::vector<Measurement>& rows,
                             const CalibrationOptions& options);
 
+// No fit: the rows, their families and the predictions at the model's start values
+// (predicted_before_ms and before). Throws InputError on no rows, InternalError on no family
+// function.
+CalibrationResult Evaluate(const LatencyModel& model, const std::vector<Measurement>& rows,
+                           const CalibrationOptions& options);
+
 // Held-out predictions for given folds (exposed for transfer and custom schemes).
 HeldOut CrossValidate(const LatencyModel& model, const std::vector<Measurement>& rows,
                       const std::vector<Fold>& folds, const FitOptions& fit,

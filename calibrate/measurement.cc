@@ -5,8 +5,10 @@
 #include <cmath>
 
 #include "calibrate/csv_reader.h"
+#include "calibrate/sha256.h"
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/table.h"
 #include "common/text.h"
 #include "models/registry.h"
 
@@ -100,12 +102,101 @@ const std::vector<std::string>& PrecisionNames() {
   return kNames;
 }
 
-const std::vector<std::string>& RequiredColumns() {
-  static const std::vector<std::string> kColumns = {
-      "model",      "device",     "stack",      "precision",
-      "batch_size", "image_size", "latency_ms", "throughput_img_per_s",
-      "regime",     "source_id",  "source_ref"};
+const std::vector<MeasurementColumn>& MeasurementColumns() {
+  static const std::vector<MeasurementColumn> kColumns = {
+      {"model", true, true},
+      {"device", true, true},
+      {"stack", true, true},
+      {"precision", true, true},
+      {"batch_size", true, true},
+      {"image_size", true, true},
+      {"latency_ms", true, true},
+      {"latency_spread_ms", false, true},
+      {"throughput_img_per_s", true, true},
+      {"repeats", false, true},
+      {"regime", true, true},
+      {"source_id", true, true},
+      {"source_ref", true, true},
+      {"cpu_model", false, true},
+      {"threads", false, true},
+      {"notes", false, true},
+      {"source_model", false, false},
+  };
   return kColumns;
+}
+
+const std::vector<std::string>& RequiredColumns() {
+  static const std::vector<std::string> kColumns = [] {
+    std::vector<std::string> out;
+    for (const MeasurementColumn& c : MeasurementColumns()) {
+      if (c.required) out.emplace_back(c.name);
+    }
+    return out;
+  }();
+  return kColumns;
+}
+
+const std::vector<std::string>& TimingColumns() {
+  static const std::vector<std::string> kColumns = [] {
+    std::vector<std::string> out;
+    for (const MeasurementColumn& c : MeasurementColumns()) {
+      if (c.timing) out.emplace_back(c.name);
+    }
+    return out;
+  }();
+  return kColumns;
+}
+
+std::vector<std::string> TimingCells(const Timing& t) {
+  const std::map<std::string, std::string> cells = {
+      {"model", t.model},
+      {"device", t.device},
+      {"stack", t.stack},
+      {"precision", t.precision},
+      {"batch_size", std::to_string(t.batch_size)},
+      {"image_size", std::to_string(t.image_size)},
+      {"latency_ms", FormatFixed(t.latency_ms, 3)},
+      {"latency_spread_ms", FormatFixed(t.latency_spread_ms, 3)},
+      {"throughput_img_per_s", FormatFixed(t.throughput_img_per_s, 2)},
+      {"repeats", std::to_string(t.repeats)},
+      {"regime", t.regime},
+      {"source_id", t.source_id},
+      {"source_ref", t.source_ref},
+      {"cpu_model", t.cpu_model},
+      {"threads", std::to_string(t.threads)},
+      {"notes", t.notes},
+  };
+  std::vector<std::string> out;
+  for (const std::string& column : TimingColumns()) out.push_back(cells.at(column));
+  return out;
+}
+
+std::optional<std::vector<std::vector<std::string>>> ParseTimingRows(const std::string& text,
+                                                                     const std::string& file_name) {
+  const std::vector<CsvRecord> records = ParseCsv(text, file_name);
+  const std::vector<std::string>& columns = TimingColumns();
+  if (records.empty() || records.front().fields != columns) return std::nullopt;
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 1; i < records.size(); ++i) {
+    if (records[i].fields.size() != columns.size()) {
+      throw InputError(file_name + ":" + std::to_string(records[i].line) + ": expected " +
+                       std::to_string(columns.size()) + " fields, found " +
+                       std::to_string(records[i].fields.size()));
+    }
+    rows.push_back(records[i].fields);
+  }
+  return rows;
+}
+
+const std::string& TimingCell(const std::vector<std::string>& row, const std::string& column) {
+  const std::vector<std::string>& columns = TimingColumns();
+  const auto it = std::find(columns.begin(), columns.end(), column);
+  if (it == columns.end()) throw InternalError("'" + column + "' is not a timing column");
+  const auto index = static_cast<size_t>(it - columns.begin());
+  if (index >= row.size())
+    throw InternalError("timing row has " + std::to_string(row.size()) + " cells, '" + column +
+                        "' is column " + std::to_string(index + 1));
+  return row[index];
 }
 
 std::string Measurement::Extra(const std::string& column) const {
@@ -180,6 +271,20 @@ std::vector<Measurement> ParseMeasurements(const std::string& text, const std::s
 
 std::vector<Measurement> LoadMeasurements(const std::string& path, const Vocabulary& vocabulary) {
   return ParseMeasurements(ReadFile(path), path, vocabulary);
+}
+
+LoadedMeasurements LoadMeasurementFiles(const std::vector<std::string>& paths,
+                                        const Vocabulary& vocabulary) {
+  LoadedMeasurements out;
+  std::string contents;
+  for (const std::string& path : paths) {
+    const std::string text = ReadFile(path);
+    contents += text;
+    for (Measurement& m : ParseMeasurements(text, path, vocabulary))
+      out.rows.push_back(std::move(m));
+  }
+  out.sha256 = Sha256Hex(contents);
+  return out;
 }
 
 std::vector<Measurement> Select(const std::vector<Measurement>& rows, const Selection& selection) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,9 +57,55 @@ struct Vocabulary {
   std::set<std::string> stacks;
 };
 
+// One named column of the measurement CSV schema.
+struct MeasurementColumn {
+  const char* name;
+  bool required;  // every measurement file has it
+  bool timing;    // `dcnas measure` writes it
+};
+
+// The schema: every named column, in the order `dcnas measure` writes its columns. Files may
+// hold other columns too (kept in Measurement::extra).
+const std::vector<MeasurementColumn>& MeasurementColumns();
+
 // Columns every measurement file must have. `latency_ms` may be empty in a row when
 // `throughput_img_per_s` is given (then latency = batch / throughput).
 const std::vector<std::string>& RequiredColumns();
+
+// The columns `dcnas measure` writes, in order: the required ones and the host-timing ones.
+const std::vector<std::string>& TimingColumns();
+
+// One point timed by `dcnas measure`: the fields of a TimingColumns() row.
+struct Timing {
+  std::string model;
+  std::string device;
+  std::string stack;
+  std::string precision;
+  int batch_size = 0;
+  int image_size = 0;
+  double latency_ms = 0;         // median of the timed runs
+  double latency_spread_ms = 0;  // max - min of the timed runs
+  double throughput_img_per_s = 0;
+  int repeats = 0;
+  std::string regime;
+  std::string source_id;
+  std::string source_ref;
+  std::string cpu_model;
+  int threads = 0;
+  std::string notes;
+};
+
+// The CSV cells of a timing in TimingColumns() order (latencies with 3 decimals, throughput 2).
+std::vector<std::string> TimingCells(const Timing& timing);
+
+// The rows of a file written by `dcnas measure`, as cells in TimingColumns() order; nullopt when
+// the file is empty or its header is not TimingColumns(). Throws InputError naming file:line for
+// a row with the wrong number of fields or a CSV syntax error.
+std::optional<std::vector<std::vector<std::string>>> ParseTimingRows(const std::string& text,
+                                                                     const std::string& file_name);
+
+// The cell of `column` in a row of TimingColumns() cells; InternalError for another column.
+const std::string& TimingCell(const std::vector<std::string>& row, const std::string& column);
 
 // Parses CSV text. Throws InputError naming file:line and column for: a missing required
 // column, a row with the wrong number of fields, a malformed, non-finite, zero or negative
@@ -68,6 +115,16 @@ std::vector<Measurement> ParseMeasurements(const std::string& text, const std::s
 
 // Reads and parses one file.
 std::vector<Measurement> LoadMeasurements(const std::string& path, const Vocabulary& vocabulary);
+
+// The rows of several measurement files and the provenance hash of their contents.
+struct LoadedMeasurements {
+  std::vector<Measurement> rows;  // file by file, in order
+  std::string sha256;             // SHA-256 (hex) of the files' contents, concatenated in order
+};
+
+// Reads and parses each file (see ParseMeasurements).
+LoadedMeasurements LoadMeasurementFiles(const std::vector<std::string>& paths,
+                                        const Vocabulary& vocabulary);
 
 // Which rows a calibration uses: exact matches on device, stack, precision and regime (empty =
 // any) and on extra columns (`where`: column -> value).

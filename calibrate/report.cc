@@ -39,6 +39,25 @@ ErrorMetrics MetricsOf(const std::vector<PredictedRow>& rows) {
   return ComputeMetrics(predicted, measured, labels, groups);
 }
 
+Table PredictionsTable(const std::vector<PredictedRow>& rows,
+                       const std::vector<double>& held_out_ms) {
+  if (!held_out_ms.empty() && held_out_ms.size() != rows.size()) {
+    throw InternalError("held-out predictions do not match rows");
+  }
+  Table table({"model", "family", "batch_size", "image_size", "measured_ms", "predicted_ms",
+               "error_pct", "held_out_lofo_ms", "source"});
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const PredictedRow& p = rows[i];
+    table.AddRow(
+        {p.row->model, p.family, std::to_string(p.row->batch_size),
+         std::to_string(p.row->image_size), FormatFixed(p.row->latency_ms, 4),
+         FormatFixed(p.predicted_ms, 4),
+         FormatFixed(100.0 * ((p.predicted_ms - p.row->latency_ms) / p.row->latency_ms), 1),
+         held_out_ms.empty() ? "" : FormatFixed(held_out_ms[i], 4), p.row->where()});
+  }
+  return table;
+}
+
 Table ResidualTable(const std::vector<PredictedRow>& rows) {
   std::map<std::pair<std::string, int>, std::vector<double>> groups;  // signed errors
   for (const PredictedRow& p : rows) {

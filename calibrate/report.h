@@ -23,6 +23,11 @@ struct PredictedRow {
 // that is always under- or over-predicted shows up as a signed median far from 0.
 Table ResidualTable(const std::vector<PredictedRow>& rows);
 
+// One line per row: model, family, batch_size, image_size, measured_ms, predicted_ms, error_pct,
+// held_out_lofo_ms (blank when `held_out_ms` is empty), source (file:line).
+Table PredictionsTable(const std::vector<PredictedRow>& rows,
+                       const std::vector<double>& held_out_ms);
+
 // Predicted vs measured latency per batch (ms), log-log, one series per family, with the y = x
 // line and the +-20% band as dashed lines.
 Chart ParityChart(const std::vector<PredictedRow>& rows, const std::string& title);

@@ -68,6 +68,91 @@ int List(const Args& args) {
   return 0;
 }
 
+std::string ShowJson(const Graph& g) {
+  const auto& info = g.info();
+  nlohmann::json j;
+  j["model"] = info.model;
+  j["resolution_px"] = info.resolution;
+  j["batch"] = info.batch;
+  j["dtype"] = std::string(models::DTypeName(info.dtype));
+  j["num_ops"] = g.size();
+  j["totals"] = CountsJson(models::CountGraph(g));
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : models::CountBlocks(g)) {
+    nlohmann::json jb = CountsJson(b.counts);
+    jb["block"] = b.block;
+    jb["stage"] = b.stage;
+    jb["num_ops"] = b.num_ops;
+    blocks.push_back(jb);
+  }
+  j["blocks"] = blocks;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& op : g.ops()) {
+    nlohmann::json jl = CountsJson(models::CountOp(g, op));
+    jl["id"] = op.id;
+    jl["name"] = op.name;
+    jl["kind"] = std::string(models::OpKindName(op.kind));
+    jl["detail"] = models::OpDetail(op);
+    jl["block"] = op.block;
+    jl["stage"] = op.stage;
+    nlohmann::json shapes = nlohmann::json::array();
+    for (int in : op.inputs) {
+      const auto& s = g.op(in).out.shape;
+      shapes.push_back({s.n, s.h, s.w, s.c});
+    }
+    jl["input_shapes"] = shapes;
+    const auto& s = op.out.shape;
+    jl["output_shape"] = {s.n, s.h, s.w, s.c};
+    layers.push_back(jl);
+  }
+  j["layers"] = layers;
+  return j.dump(1) + "\n";
+}
+
+Table BlockTable(const Graph& g) {
+  Table t({"block", "stage", "ops", "macs", "params", "bytes_read", "bytes_written",
+           "intensity_flop_per_byte"});
+  t.SetRightAligned({false, true, true, true, true, true, true, true});
+  for (const auto& b : models::CountBlocks(g)) {
+    const auto& c = b.counts;
+    t.AddRow({b.block, std::to_string(b.stage), std::to_string(b.num_ops), FormatInt(c.macs),
+              FormatInt(c.params), FormatInt(c.bytes_read()), FormatInt(c.bytes_written),
+              FormatFixed(c.intensity_flop_per_byte(), 2)});
+  }
+  return t;
+}
+
+// One row per op; `csv` writes plain integers instead of digit-grouped ones.
+Table OpTable(const Graph& g, bool csv) {
+  Table t({"id", "block", "op", "input", "output", "macs", "params", "bytes_read", "bytes_written",
+           "intensity_flop_per_byte"});
+  t.SetRightAligned({true, false, false, false, false, true, true, true, true, true});
+  auto integer = [csv](int64_t v) { return csv ? std::to_string(v) : FormatInt(v); };
+  for (const auto& op : g.ops()) {
+    const OpCounts c = models::CountOp(g, op);
+    t.AddRow({std::to_string(op.id), op.block, models::OpDetail(op), InputShapes(g, op),
+              models::ShapeString(op.out.shape), integer(c.macs), integer(c.params),
+              integer(c.bytes_read()), integer(c.bytes_written),
+              FormatFixed(c.intensity_flop_per_byte(), 2)});
+  }
+  return t;
+}
+
+// The text report: a heading, the table and a line of totals.
+std::string ShowText(const Graph& g, const std::string& table) {
+  const auto& info = g.info();
+  const OpCounts total = models::CountGraph(g);
+  return info.model + " @ " + std::to_string(info.resolution) + " px, batch " +
+         std::to_string(info.batch) + ", " + std::string(models::DTypeName(info.dtype)) + "\n\n" +
+         table + "\ntotal: " + FormatInt(total.params) + " params, " + FormatInt(total.macs) +
+         " MACs (" + FormatSi(static_cast<double>(total.macs)) + "), " +
+         FormatSi(static_cast<double>(total.flops)) + " FLOPs, " +
+         FormatSi(static_cast<double>(total.bytes_read())) + "B read, " +
+         FormatSi(static_cast<double>(total.bytes_written)) + "B written, intensity " +
+         FormatFixed(total.intensity_flop_per_byte(), 2) + " FLOP/B, " + std::to_string(g.size()) +
+         " ops\n";
+}
+
 int Show(const Args& args) {
   po::options_description options("options");
   ModelSelection selection;
@@ -91,88 +176,13 @@ int Show(const Args& args) {
   }
   const Format f = ParseFormat(format);
   const Graph g = selection.Load();
-  const OpCounts total = models::CountGraph(g);
-  const auto& info = g.info();
   if (f == Format::kJson) {
-    nlohmann::json j;
-    j["model"] = info.model;
-    j["resolution_px"] = info.resolution;
-    j["batch"] = info.batch;
-    j["dtype"] = std::string(models::DTypeName(info.dtype));
-    j["num_ops"] = g.size();
-    j["totals"] = CountsJson(total);
-    nlohmann::json blocks = nlohmann::json::array();
-    for (const auto& b : models::CountBlocks(g)) {
-      nlohmann::json jb = CountsJson(b.counts);
-      jb["block"] = b.block;
-      jb["stage"] = b.stage;
-      jb["num_ops"] = b.num_ops;
-      blocks.push_back(jb);
-    }
-    j["blocks"] = blocks;
-    nlohmann::json layers = nlohmann::json::array();
-    for (const auto& op : g.ops()) {
-      nlohmann::json jl = CountsJson(models::CountOp(g, op));
-      jl["id"] = op.id;
-      jl["name"] = op.name;
-      jl["kind"] = std::string(models::OpKindName(op.kind));
-      jl["detail"] = models::OpDetail(op);
-      jl["block"] = op.block;
-      jl["stage"] = op.stage;
-      nlohmann::json shapes = nlohmann::json::array();
-      for (int in : op.inputs) {
-        const auto& s = g.op(in).out.shape;
-        shapes.push_back({s.n, s.h, s.w, s.c});
-      }
-      jl["input_shapes"] = shapes;
-      const auto& s = op.out.shape;
-      jl["output_shape"] = {s.n, s.h, s.w, s.c};
-      layers.push_back(jl);
-    }
-    j["layers"] = layers;
-    Emit(j.dump(1) + "\n", out);
+    Emit(ShowJson(g), out);
     return 0;
   }
-  std::string text;
-  if (per_block) {
-    Table t({"block", "stage", "ops", "macs", "params", "bytes_read", "bytes_written",
-             "intensity_flop_per_byte"});
-    t.SetRightAligned({false, true, true, true, true, true, true, true});
-    for (const auto& b : models::CountBlocks(g)) {
-      const auto& c = b.counts;
-      t.AddRow({b.block, std::to_string(b.stage), std::to_string(b.num_ops), FormatInt(c.macs),
-                FormatInt(c.params), FormatInt(c.bytes_read()), FormatInt(c.bytes_written),
-                FormatFixed(c.intensity_flop_per_byte(), 2)});
-    }
-    text = f == Format::kCsv ? t.ToCsv() : t.ToText();
-  } else {
-    Table t({"id", "block", "op", "input", "output", "macs", "params", "bytes_read",
-             "bytes_written", "intensity_flop_per_byte"});
-    t.SetRightAligned({true, false, false, false, false, true, true, true, true, true});
-    for (const auto& op : g.ops()) {
-      const OpCounts c = models::CountOp(g, op);
-      t.AddRow({std::to_string(op.id), op.block, models::OpDetail(op), InputShapes(g, op),
-                models::ShapeString(op.out.shape),
-                f == Format::kCsv ? std::to_string(c.macs) : FormatInt(c.macs),
-                f == Format::kCsv ? std::to_string(c.params) : FormatInt(c.params),
-                f == Format::kCsv ? std::to_string(c.bytes_read()) : FormatInt(c.bytes_read()),
-                f == Format::kCsv ? std::to_string(c.bytes_written) : FormatInt(c.bytes_written),
-                FormatFixed(c.intensity_flop_per_byte(), 2)});
-    }
-    text = f == Format::kCsv ? t.ToCsv() : t.ToText();
-  }
-  if (f == Format::kText) {
-    text = info.model + " @ " + std::to_string(info.resolution) + " px, batch " +
-           std::to_string(info.batch) + ", " + std::string(models::DTypeName(info.dtype)) + "\n\n" +
-           text + "\ntotal: " + FormatInt(total.params) + " params, " + FormatInt(total.macs) +
-           " MACs (" + FormatSi(static_cast<double>(total.macs)) + "), " +
-           FormatSi(static_cast<double>(total.flops)) + " FLOPs, " +
-           FormatSi(static_cast<double>(total.bytes_read())) + "B read, " +
-           FormatSi(static_cast<double>(total.bytes_written)) + "B written, intensity " +
-           FormatFixed(total.intensity_flop_per_byte(), 2) + " FLOP/B, " +
-           std::to_string(g.size()) + " ops\n";
-  }
-  Emit(text, out);
+  const Table t = per_block ? BlockTable(g) : OpTable(g, f == Format::kCsv);
+  const std::string table = f == Format::kCsv ? t.ToCsv() : t.ToText();
+  Emit(f == Format::kText ? ShowText(g, table) : table, out);
   return 0;
 }
 

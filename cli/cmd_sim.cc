@@ -5,6 +5,7 @@
 #include "cli/sim_common.h"
 #include "common/text.h"
 #include "sim/engine.h"
+#include "study/precision.h"
 
 namespace dcnas::cli {
 
@@ -31,16 +32,29 @@ std::vector<sim::Override> SimSelection::Overrides() const {
 }
 
 std::string SimSelection::PrecisionFor(const std::string& kind) const {
-  if (!precision.empty()) return precision;
-  if (kind == "tpu") return "bf16";
-  if (kind == "gpu") return "fp16";
-  return "fp32";
+  return study::PrecisionFor(precision, kind);
 }
 
 sim::SimOptions SimSelection::Options() const {
   sim::SimOptions o;
   o.fusion = !no_fusion;
   return o;
+}
+
+study::RunOptions SimSelection::StudyOptions(int batch, int resolution) const {
+  study::RunOptions o;
+  o.batch = batch;
+  o.resolution = resolution;
+  o.precision = precision;
+  o.sim = Options();
+  o.sim.details = false;
+  return o;
+}
+
+std::vector<sim::SimSetup> SimSelection::LoadSetups(const std::vector<std::string>& accels) const {
+  std::vector<sim::SimSetup> setups;
+  for (const auto& a : accels) setups.push_back(sim::LoadSetup(a, stack, calibration, Overrides()));
+  return setups;
 }
 
 std::vector<std::string> SplitList(const std::string& text) {
@@ -82,9 +96,7 @@ int RunSim(const Args& args) {
   if (!selection.HasSource()) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
   const sim::SimSetup setup =
       sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
-  if (selection.dtype == "auto" || !sim_sel.precision.empty()) {
-    selection.dtype = sim_sel.PrecisionFor(setup.spec.kind);
-  }
+  selection.dtype = study::ResolveDType(selection.dtype, sim_sel.precision, setup.spec.kind);
   const models::Graph graph = selection.Load();
   const sim::Report report =
       sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, sim_sel.Options());

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "sim/engine.h"
+#include "study/simulate_models.h"
 
 namespace dcnas::cli {
 
@@ -20,10 +21,13 @@ struct SimSelection {
 
   void AddOptions(po::options_description& options, bool multi_accel);
   std::vector<sim::Override> Overrides() const;
-  // The precision for an accelerator kind: --precision if given, else bf16 (tpu), fp16 (gpu),
-  // fp32 (cpu).
+  // The precision for an accelerator kind: --precision if given, else study::DefaultPrecision.
   std::string PrecisionFor(const std::string& accelerator_kind) const;
   sim::SimOptions Options() const;
+  // Options for a study: `batch`, `resolution`, --precision, fusion; no per-op details.
+  study::RunOptions StudyOptions(int batch, int resolution = 0) const;
+  // Loads each accelerator with --stack, --calibration and --set.
+  std::vector<sim::SimSetup> LoadSetups(const std::vector<std::string>& accels) const;
 };
 
 // Comma-separated list, trimmed, empty entries dropped.

@@ -34,7 +34,7 @@ std::vector<std::string> SomeModels() {
   for (const char* name :
        {"efficientnet-b0", "efficientnet-b3", "efficientnet-x-tpu-b0", "efficientnet-x-gpu-b2",
         "resnet50", "regnety-800mf", "resnest50", "mobilenetv2-1.0", "resnext101-32x4d"}) {
-    if (reg.Contains(name)) out.push_back(name);
+    out.push_back(reg.Get(name).name);  // an unknown name throws, naming it
   }
   return out;
 }

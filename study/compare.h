@@ -1,0 +1,69 @@
+// Comparing model families side by side: members paired by suffix (b0 with b0, ...), latency of
+// each, speedup over a baseline column and the geometric mean of the speedups.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/registry.h"
+#include "sim/engine.h"
+#include "study/simulate_models.h"
+
+namespace dcnas::study {
+
+// The models to compare: one column per family (or baseline and candidate), one row per member.
+struct Lineup {
+  std::vector<std::string> headers;  // column names: the families, or baseline/candidate
+  std::vector<std::string> members;  // row labels: member suffixes, or "A:B"
+  std::vector<std::vector<std::string>> models;  // models[column][row]: a zoo name
+};
+
+// Pairs the members of `families` by suffix: a row for each member of the first family that
+// every other family has too. Throws InputError for an unknown family or when no member is shared.
+Lineup PairFamilyMembers(const std::vector<std::string>& families,
+                         const models::ModelRegistry& registry);
+
+// A two-column lineup (baseline, candidate), one row "A:B" per pair.
+Lineup PairModels(const std::vector<std::pair<std::string, std::string>>& pairs);
+
+// One column of a comparison: a lineup column on one setup, compared with a baseline column.
+struct CompareColumn {
+  std::string header;              // the lineup header, with "@ACCEL" when comparing two setups
+  size_t lineup_column = 0;        // index into Lineup::models
+  size_t setup = 0;                // index into the setups
+  std::optional<size_t> baseline;  // the column this one is compared with; none for a baseline
+  std::vector<double> latency_ms;  // per member
+  std::vector<double> speedup;     // per member: baseline latency / latency (empty for a baseline)
+  double geomean_speedup = 1.0;    // geometric mean of `speedup` (1 for a baseline)
+};
+
+// The columns for a lineup on `setup_names` (accelerator names): with one setup, every lineup
+// column against the first; with two, each lineup column on the second against it on the first.
+// Throws InputError for no setups or more than two.
+std::vector<CompareColumn> CompareColumns(const Lineup& lineup,
+                                          const std::vector<std::string>& setup_names);
+
+// Per-member speedups baseline / latency; throws InternalError on different lengths.
+std::vector<double> Speedups(const std::vector<double>& baseline_ms,
+                             const std::vector<double>& latency_ms);
+
+// exp(mean(ln x)) of positive values; throws InternalError when `values` is empty.
+double GeometricMean(const std::vector<double>& values);
+
+// Fills speedup and geomean_speedup of every column that has a baseline, from latency_ms.
+void ComputeSpeedups(std::vector<CompareColumn>& columns);
+
+// A simulated comparison.
+struct Comparison {
+  Lineup lineup;
+  std::vector<CompareColumn> columns;
+};
+
+// Simulates every lineup column on its setup(s) (one cost cache per setup) and computes the
+// speedups. Unknown model names throw InputError before anything is simulated.
+Comparison Compare(const Lineup& lineup, const std::vector<sim::SimSetup>& setups,
+                   const RunOptions& options, const models::ModelRegistry& registry);
+
+}  // namespace dcnas::study

@@ -1,0 +1,42 @@
+#include "study/roofline.h"
+
+namespace dcnas::study {
+
+RooflinePoint PointOf(const sim::Report& report, int batch) {
+  RooflinePoint p;
+  p.model = report.model;
+  p.accelerator = report.accelerator;
+  p.dtype = report.dtype;
+  p.gflops_per_image = report.flops / batch / 1e9;
+  p.intensity_flop_per_byte = report.intensity_flop_per_byte;
+  p.unfused_intensity_flop_per_byte =
+      report.compulsory_bytes > 0 ? report.flops / report.compulsory_bytes : 0.0;
+  p.achieved_tflop_per_s = report.achieved_flops_per_s / 1e12;
+  p.latency_ms = report.latency_s * 1e3;
+  p.ridge_flop_per_byte = report.ridge_flop_per_byte;
+  p.peak_tflop_per_s = report.peak_flops_per_s / 1e12;
+  p.bandwidth_gbps = report.hbm_bytes_per_s / 1e9;
+  return p;
+}
+
+std::vector<RooflinePoint> Roofline(const std::vector<std::string>& model_names,
+                                    const std::vector<sim::SimSetup>& setups,
+                                    const RunOptions& options,
+                                    const models::ModelRegistry& registry) {
+  std::vector<RooflinePoint> points;
+  for (size_t s = 0; s < setups.size(); ++s) {
+    sim::CostCache cache;
+    const std::vector<sim::Report> reports =
+        SimulateModels(model_names, setups[s], options, registry, &cache);
+    for (size_t m = 0; m < reports.size(); ++m) {
+      RooflinePoint p = PointOf(reports[m], options.batch);
+      p.model = model_names[m];
+      p.accelerator = setups[s].spec.name;
+      p.setup = s;
+      points.push_back(p);
+    }
+  }
+  return points;
+}
+
+}  // namespace dcnas::study

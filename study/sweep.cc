@@ -1,0 +1,56 @@
+#include "study/sweep.h"
+
+#include "common/errors.h"
+
+namespace dcnas::study {
+
+std::vector<std::vector<sim::Override>> SweepGrid(const std::vector<SweepAxis>& axes) {
+  std::vector<std::vector<sim::Override>> variants{{}};
+  for (const SweepAxis& axis : axes) {
+    std::vector<std::vector<sim::Override>> next;
+    for (const auto& variant : variants) {
+      for (const std::string& value : axis.values) {
+        auto extended = variant;
+        extended.push_back(sim::Override{axis.key, value});
+        next.push_back(std::move(extended));
+      }
+    }
+    variants = std::move(next);
+  }
+  return variants;
+}
+
+std::string VariantLabel(const std::vector<sim::Override>& variant) {
+  std::string label;
+  for (const sim::Override& o : variant)
+    label += (label.empty() ? "" : " ") + o.path + "=" + o.value;
+  return label;
+}
+
+double BoundPercent(const sim::Report& report, sim::Bound bound) {
+  return 100.0 * report.time_by_bound_s[static_cast<size_t>(bound)] / report.latency_s;
+}
+
+std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
+                            const std::vector<std::vector<sim::Override>>& grid,
+                            const sim::SimOptions& options) {
+  if (grid.empty()) throw InputError("sweep: no variants (a swept key has no values)");
+  std::vector<SweepRow> rows;
+  for (const auto& variant : grid) {
+    const sim::SimSetup setup =
+        sim::LoadSetup(target.accelerator, target.stack, target.calibration, variant);
+    SweepRow row{
+        .label = VariantLabel(variant),
+        .overrides = variant,
+        .report = sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, options)};
+    for (size_t b = 0; b < row.bound_pct.size(); ++b) {
+      row.bound_pct[b] = BoundPercent(row.report, static_cast<sim::Bound>(b));
+    }
+    rows.push_back(std::move(row));
+  }
+  const double base = rows.front().report.latency_s;
+  for (SweepRow& row : rows) row.speedup = base / row.report.latency_s;
+  return rows;
+}
+
+}  // namespace dcnas::study

@@ -1,0 +1,53 @@
+// What-if sweeps: the grid of accelerator/stack/calibration overrides (every combination of each
+// key's values) and one simulation per variant, with speedups and the share of time by bound.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "models/graph.h"
+#include "sim/config_tree.h"
+#include "sim/engine.h"
+
+namespace dcnas::study {
+
+// One swept key and the values it takes, in order.
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+// Every combination of the axes' values (the first axis varies slowest); one variant, a list of
+// overrides in axis order, per combination. No axes give one empty variant.
+std::vector<std::vector<sim::Override>> SweepGrid(const std::vector<SweepAxis>& axes);
+
+// "key=value key=value": a variant's label.
+std::string VariantLabel(const std::vector<sim::Override>& variant);
+
+// One simulated variant.
+struct SweepRow {
+  std::string label;
+  std::vector<sim::Override> overrides;
+  sim::Report report;
+  double speedup = 1.0;                             // first variant's latency / this latency
+  std::array<double, sim::kNumBounds> bound_pct{};  // % of latency by sim::Bound
+};
+
+// Where the variants' setups come from: names or paths, as for sim::LoadSetup.
+struct SweepTarget {
+  std::string accelerator;
+  std::string stack;
+  std::string calibration;
+};
+
+// Simulates `graph` once per variant of `grid` on `target` with that variant's overrides.
+// Throws InputError for an empty grid or a bad override.
+std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
+                            const std::vector<std::vector<sim::Override>>& grid,
+                            const sim::SimOptions& options);
+
+// The share of a report's latency bound by `bound`, in percent.
+double BoundPercent(const sim::Report& report, sim::Bound bound);
+
+}  // namespace dcnas::study
