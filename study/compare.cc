@@ -39,6 +39,7 @@ Lineup PairFamilyMembers(const std::vector<std::string>& families,
 }
 
 Lineup PairModels(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  if (pairs.empty()) throw InputError("compare: --pairs names no BASELINE:CANDIDATE pair");
   Lineup lineup;
   lineup.headers = {"baseline", "candidate"};
   lineup.models.resize(2);

@@ -59,6 +59,7 @@ TEST_CASE("model pairs form a baseline and a candidate column") {
   CHECK(lineup.members == std::vector<std::string>{"resnet50:efficientnet-b3", "m1:m2"});
   CHECK(lineup.models[0] == std::vector<std::string>{"resnet50", "m1"});
   CHECK(lineup.models[1] == std::vector<std::string>{"efficientnet-b3", "m2"});
+  CHECK_THROWS_WITH(PairModels({}), Contains("no BASELINE:CANDIDATE pair"));
 }
 
 TEST_CASE("with one setup every column is compared with the first") {
