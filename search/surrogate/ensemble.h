@@ -43,7 +43,8 @@ class Ensemble {
 
   // Mean and standard deviation (population form, divisor K; 0 for one member) of the members'
   // predictions for each row of `x`, written to caller-provided buffers of x.rows entries.
-  // Thread safety: as for Booster (calls on one Ensemble are serialised per member).
+  // Thread safety: runs the members' compiled Forests, so any number of threads may predict
+  // with one Ensemble at once.
   void Predict(MatrixView x, std::span<float> mean, std::span<float> stddev) const;
   // Every member's prediction, member-major: out[k * x.rows + i] (K * x.rows entries).
   void PredictMembers(MatrixView x, std::span<float> out) const;

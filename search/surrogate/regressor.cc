@@ -208,20 +208,19 @@ Regressor Regressor::Train(const LabeledView& train, const LabeledView& valid,
 }
 
 Regressor::Regressor(Booster booster, TrainingHistory history, int nthread)
-    : booster_(std::move(booster)), history_(std::move(history)) {
+    : booster_(std::move(booster)),
+      forest_(Forest::FromBooster(booster_)),
+      history_(std::move(history)) {
   booster_.SetParam("verbosity", "0");
   booster_.SetParam("nthread", std::to_string(nthread));
   num_features_ = booster_.NumFeatures();
   num_rounds_ = booster_.BoostedRounds();
+  if (forest_.num_features() != num_features_) {
+    throw InternalError("compiled forest and booster disagree on the feature count");
+  }
 }
 
-void Regressor::Predict(MatrixView x, std::span<float> out) const {
-  if (x.rows > 0 && x.cols != num_features_) {
-    throw InputError("surrogate expects " + std::to_string(num_features_) + " features, got " +
-                     std::to_string(x.cols));
-  }
-  booster_.Predict(x, out);
-}
+void Regressor::Predict(MatrixView x, std::span<float> out) const { forest_.Predict(x, out); }
 
 std::vector<float> Regressor::Predict(MatrixView x) const {
   std::vector<float> out(x.rows);

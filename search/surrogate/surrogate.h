@@ -1,6 +1,7 @@
 // search/surrogate's public interface: the XGBoost accuracy surrogate.
 //
 //   xgboost.h         RAII Booster / DMatrix over XGBoost's C API, MatrixView, model files
+//   forest.h          compiled trees: fast, thread-safe, bit-identical batch prediction
 //   regressor.h       one early-stopped gradient-boosted regressor
 //   ensemble.h        bagged ensemble: mean and std per prediction
 //   surrogate_file.h  the surrogate container file (metadata + member models)
@@ -11,6 +12,7 @@
 #pragma once
 
 #include "search/surrogate/ensemble.h"
+#include "search/surrogate/forest.h"
 #include "search/surrogate/learning_curve.h"
 #include "search/surrogate/metrics.h"
 #include "search/surrogate/parity_chart.h"

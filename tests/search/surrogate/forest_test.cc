@@ -1,0 +1,77 @@
+#include "search/surrogate/forest.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "common/errors.h"
+#include "search/surrogate/regressor.h"
+#include "tests/search/surrogate/synthetic.h"
+
+namespace sur = dcnas::search::surrogate;
+using sur::testing::MakeSynthetic;
+
+namespace {
+
+bool BitIdentical(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+std::vector<float> BoosterPredict(const sur::Regressor& r, const sur::Matrix& x) {
+  std::vector<float> out(x.rows);
+  r.booster().Predict(x.view(), out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Forest predictions are bit-identical to XGBoost's", "[surrogate]") {
+  auto train = MakeSynthetic(600, 15, 0.2, 41);
+  // Missing values in training give the trees real default directions.
+  std::mt19937_64 rng(42);
+  for (auto& v : train.x.values) {
+    if (rng() % 10 == 0) v = NAN;
+  }
+  const auto valid = MakeSynthetic(100, 15, 0.2, 43);
+  for (int depth : {1, 3, 6, 9}) {
+    sur::RegressorParams p;
+    p.max_depth = depth;
+    p.max_rounds = 120;
+    p.early_stopping_rounds = 0;
+    p.learning_rate = 0.2;
+    const auto reg = sur::Regressor::Train(train.view(), valid.view(), p);
+    CHECK(reg.forest().num_trees() == 120);
+    // 1,000 rows: several full blocks and a partial one; with and without missing values.
+    auto test = MakeSynthetic(1000, 15, 0.2, 44);
+    CHECK(BitIdentical(reg.Predict(test.x.view()), BoosterPredict(reg, test.x)));
+    for (std::size_t i = 0; i < test.x.values.size(); i += 7) test.x.values[i] = NAN;
+    CHECK(BitIdentical(reg.Predict(test.x.view()), BoosterPredict(reg, test.x)));
+    // Values exactly on split conditions go right, as in XGBoost (x < split goes left).
+    sur::Matrix grid(64, 15);
+    for (std::size_t r = 0; r < 64; ++r) {
+      for (std::size_t c = 0; c < 15; ++c) grid.at(r, c) = static_cast<float>((r * 7 + c) % 8) / 8;
+    }
+    CHECK(BitIdentical(reg.Predict(grid.view()), BoosterPredict(reg, grid)));
+  }
+}
+
+TEST_CASE("Forest refuses what it cannot compile", "[surrogate]") {
+  CHECK_THROWS_AS(sur::Forest::FromUbj("garbage"), dcnas::InputError);
+  const auto train = MakeSynthetic(100, 3, 0.1, 45);
+  sur::DMatrix d(train.x.view(), train.y);
+  const sur::DMatrix* cache[] = {&d};
+  sur::Booster b(cache);
+  b.SetParam("verbosity", "0");
+  b.SetParam("objective", "reg:absoluteerror");
+  b.UpdateOneIter(0, d);
+  CHECK_THROWS_WITH(sur::Forest::FromBooster(b), Catch::Contains("reg:absoluteerror"));
+  sur::RegressorParams p;
+  p.max_rounds = 3;
+  p.early_stopping_rounds = 0;
+  const auto reg = sur::Regressor::Train(train.view(), {}, p);
+  const auto wrong = MakeSynthetic(5, 4, 0.1, 46);
+  std::vector<float> out(5);
+  CHECK_THROWS_AS(reg.forest().Predict(wrong.x.view(), out), dcnas::InputError);
+}
