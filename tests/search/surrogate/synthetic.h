@@ -1,5 +1,6 @@
 // A synthetic regression problem shared by the surrogate tests: y = x0 + 2 x1 - x2 + 0.5 x3 x4
-// + N(0, noise^2) on uniform [0, 1) features; the remaining features are distractors.
+// + N(0, noise^2) on uniform [0, 1) features (terms on absent features are 0); the remaining
+// features are distractors.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,8 @@ inline SyntheticData MakeSynthetic(std::size_t rows, std::size_t cols, double no
   SyntheticData d{Matrix(rows, cols), std::vector<float>(rows)};
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < cols; ++c) d.x.at(r, c) = u(rng);
-    const double y = d.x.at(r, 0) + 2.0 * d.x.at(r, 1) - d.x.at(r, 2) +
-                     0.5 * d.x.at(r, 3) * d.x.at(r, 4) + noise * n(rng);
+    auto f = [&](std::size_t c) { return c < cols ? static_cast<double>(d.x.at(r, c)) : 0.0; };
+    const double y = f(0) + 2.0 * f(1) - f(2) + 0.5 * f(3) * f(4) + noise * n(rng);
     d.y[r] = static_cast<float>(y);
   }
   return d;
