@@ -74,6 +74,23 @@ void EnsemblePredict(benchmark::State& state) {
 }
 BENCHMARK(EnsemblePredict)->Arg(1)->Arg(64)->Arg(4096)->Unit(benchmark::kMicrosecond);
 
+// The same ensemble through XGBoost's own in-place predictor (XGBoosterPredictFromDense), for
+// comparison with the compiled Forest above.
+void EnsemblePredictXgboost(benchmark::State& state) {
+  const auto& ensemble = Model();
+  const auto batch = static_cast<std::size_t>(state.range(0));
+  const Problem candidates = OneHot(batch, 2);
+  std::vector<float> out(batch);
+  for (auto _ : state) {
+    for (const auto& member : ensemble.members()) {
+      member.booster().Predict(candidates.x.view(), out);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * batch));
+}
+BENCHMARK(EnsemblePredictXgboost)->Arg(1)->Arg(4096)->Unit(benchmark::kMicrosecond);
+
 void MemberPredict(benchmark::State& state) {
   const auto& member = Model().members().front();
   const auto batch = static_cast<std::size_t>(state.range(0));

@@ -16,6 +16,10 @@ namespace {
 // Rows walked through one tree together: enough independent walks to hide load latency, few
 // enough that their feature rows stay in L1 (64 rows x 100 features x 4 bytes = 25 KiB).
 constexpr std::size_t kBlockRows = 64;
+// Blocks of fewer rows than this walk each row through kTreeChunk trees at once instead, so the
+// independent walks come from different trees (prediction for one candidate at a time).
+constexpr std::size_t kFewRows = 8;
+constexpr std::size_t kTreeChunk = 16;
 
 const nlohmann::json& At(const nlohmann::json& j, const char* key, const std::string& where) {
   if (!j.is_object() || !j.contains(key)) {
@@ -124,6 +128,42 @@ Forest Forest::FromUbj(std::string_view ubj) {
   return f;
 }
 
+std::uint32_t Forest::Step(std::uint32_t id, const float* row) const {
+  const Node& node = nodes_[id];
+  if (node.left == id) return id;  // a leaf
+  const float v = row[node.feature];
+  return node.left +
+         static_cast<std::uint32_t>(std::isnan(v) ? default_left_[id] == 0 : !(v < node.value));
+}
+
+float Forest::PredictRow(const float* row, bool finite) const {
+  const Node* nodes = nodes_.data();
+  const std::size_t num_trees = tree_offset_.size();
+  std::uint32_t at[kTreeChunk];
+  float sum = base_score_;
+  for (std::size_t first = 0; first < num_trees; first += kTreeChunk) {
+    const std::size_t n = std::min(kTreeChunk, num_trees - first);
+    int depth = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      at[k] = tree_offset_[first + k];
+      depth = std::max<int>(depth, tree_depth_[first + k]);
+    }
+    for (int level = 0; level < depth; ++level) {
+      if (finite) {
+        for (std::size_t k = 0; k < n; ++k) {
+          const Node& node = nodes[at[k]];
+          at[k] = node.left + static_cast<std::uint32_t>(!(row[node.feature] < node.value));
+        }
+      } else {
+        for (std::size_t k = 0; k < n; ++k) at[k] = Step(at[k], row);
+      }
+    }
+    // Leaf values are added in model order, as XGBoost adds them.
+    for (std::size_t k = 0; k < n; ++k) sum += leaf_value_[at[k]];
+  }
+  return sum;
+}
+
 void Forest::Predict(MatrixView x, std::span<float> out) const {
   if (out.size() != x.rows) {
     throw InternalError("Forest::Predict: output has " + std::to_string(out.size()) +
@@ -142,29 +182,23 @@ void Forest::Predict(MatrixView x, std::span<float> out) const {
     const float* rows = x.data + begin * cols;
     bool finite = true;
     for (std::size_t k = 0; k < m * cols; ++k) finite &= std::isfinite(rows[k]);
+    if (m < kFewRows) {
+      for (std::size_t i = 0; i < m; ++i) out[begin + i] = PredictRow(rows + i * cols, finite);
+      continue;
+    }
     std::fill(sum, sum + m, base_score_);
     for (std::size_t t = 0; t < tree_offset_.size(); ++t) {
-      const std::uint32_t root = tree_offset_[t];
       const int depth = tree_depth_[t];
-      std::fill(at, at + m, root);
-      if (finite) {
-        for (int level = 0; level < depth; ++level) {
+      std::fill(at, at + m, tree_offset_[t]);
+      for (int level = 0; level < depth; ++level) {
+        if (finite) {
           for (std::size_t i = 0; i < m; ++i) {
             const Node& node = nodes[at[i]];
             at[i] = node.left +
                     static_cast<std::uint32_t>(!(rows[i * cols + node.feature] < node.value));
           }
-        }
-      } else {
-        for (int level = 0; level < depth; ++level) {
-          for (std::size_t i = 0; i < m; ++i) {
-            const std::uint32_t id = at[i];
-            const Node& node = nodes[id];
-            if (node.left == id) continue;  // a leaf
-            const float v = rows[i * cols + node.feature];
-            at[i] = node.left + static_cast<std::uint32_t>(std::isnan(v) ? default_left_[id] == 0
-                                                                         : !(v < node.value));
-          }
+        } else {
+          for (std::size_t i = 0; i < m; ++i) at[i] = Step(at[i], rows + i * cols);
         }
       }
       for (std::size_t i = 0; i < m; ++i) sum[i] += leaf_value_[at[i]];

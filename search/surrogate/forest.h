@@ -44,6 +44,10 @@ class Forest {
     std::uint32_t feature;  // split feature (0 for a leaf)
     std::uint32_t left;     // left child (right child = left + 1); a leaf: itself
   };
+  // One walk step on a row that may hold NaN (missing: the default direction) or inf.
+  std::uint32_t Step(std::uint32_t id, const float* row) const;
+  float PredictRow(const float* row, bool finite) const;
+
   std::vector<Node> nodes_;
   std::vector<float> leaf_value_;           // per node: the leaf value (0 for inner nodes)
   std::vector<std::uint32_t> tree_offset_;  // first node of each tree in nodes_

@@ -48,6 +48,18 @@ TEST_CASE("Forest predictions are bit-identical to XGBoost's", "[surrogate]") {
     CHECK(BitIdentical(reg.Predict(test.x.view()), BoosterPredict(reg, test.x)));
     for (std::size_t i = 0; i < test.x.values.size(); i += 7) test.x.values[i] = NAN;
     CHECK(BitIdentical(reg.Predict(test.x.view()), BoosterPredict(reg, test.x)));
+    // Batches under eight rows take the one-row path.
+    for (std::size_t n : {1u, 2u, 5u, 7u}) {
+      const std::vector<std::size_t> rows = [n] {
+        std::vector<std::size_t> r;
+        for (std::size_t i = 0; i < n; ++i) r.push_back(i * 3);
+        return r;
+      }();
+      const auto few = sur::SelectRows(test.x.view(), rows);
+      CHECK(BitIdentical(reg.Predict(few.view()), BoosterPredict(reg, few)));
+      const auto few_finite = sur::SelectRows(MakeSynthetic(30, 15, 0.2, 47).x.view(), rows);
+      CHECK(BitIdentical(reg.Predict(few_finite.view()), BoosterPredict(reg, few_finite)));
+    }
     // Values exactly on split conditions go right, as in XGBoost (x < split goes left).
     sur::Matrix grid(64, 15);
     for (std::size_t r = 0; r < 64; ++r) {
