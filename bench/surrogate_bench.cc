@@ -44,7 +44,7 @@ Problem OneHot(std::size_t rows, std::uint64_t seed) {
 }
 
 const sur::Ensemble& Model() {
-  static const sur::Ensemble ensemble = [] {
+  static const sur::Ensemble kEnsemble = [] {
     const Problem train = OneHot(5000, 1);
     sur::EnsembleParams params;
     params.members = 5;
@@ -55,7 +55,7 @@ const sur::Ensemble& Model() {
     params.member.nthread = 1;
     return sur::Ensemble::Train({train.x.view(), train.y}, {}, params);
   }();
-  return ensemble;
+  return kEnsemble;
 }
 
 void EnsemblePredict(benchmark::State& state) {

@@ -122,7 +122,7 @@ void Ensemble::Predict(MatrixView x, std::span<float> mean, std::span<float> std
   // members' outputs, so a reloaded ensemble reproduces it bit for bit.
   std::vector<float> preds(members_.size() * n);
   PredictMembers(x, preds);
-  const double k = static_cast<double>(members_.size());
+  const auto k = static_cast<double>(members_.size());
   for (std::size_t i = 0; i < n; ++i) {
     double sum = 0.0;
     for (std::size_t m = 0; m < members_.size(); ++m) sum += preds[m * n + i];

@@ -88,8 +88,8 @@ double TauB(const std::vector<T>& a, const std::vector<T>& b) {
     ties_b += TiedPairs(j - i);
     i = j;
   }
-  const double denom_a = static_cast<double>(n0 - ties_a);
-  const double denom_b = static_cast<double>(n0 - ties_b);
+  const auto denom_a = static_cast<double>(n0 - ties_a);
+  const auto denom_b = static_cast<double>(n0 - ties_b);
   if (denom_a == 0.0 || denom_b == 0.0) return kNaN;
   const double numer = static_cast<double>(n0) - static_cast<double>(ties_a) -
                        static_cast<double>(ties_b) + static_cast<double>(ties_joint) -

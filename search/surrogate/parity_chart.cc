@@ -88,12 +88,12 @@ std::string ParityChartSvg(std::span<const float> truth, std::span<const float> 
   auto mx = [&](double v) { return left + (v - lo) / (hi - lo) * plot; };
   auto my = [&](double v) { return bottom - (v - lo) / (hi - lo) * plot; };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
+  std::string svg = R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" + std::to_string(width) +
                     "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " +
                     std::to_string(width) + " " + std::to_string(height) +
                     "\" font-family=\"sans-serif\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += "<text x=\"" + F(width / 2.0) + "\" y=\"24\" font-size=\"16\" text-anchor=\"middle\">" +
+  svg += "<text x=\"" + F(width / 2.0) + R"(" y="24" font-size="16" text-anchor="middle">)" +
          Escape(options.title) + "</text>\n";
   if (!options.note.empty()) {
     svg += "<text x=\"" + F(width / 2.0) +
@@ -107,16 +107,16 @@ std::string ParityChartSvg(std::span<const float> truth, std::span<const float> 
     svg += "<line x1=\"" + F(left) + "\" y1=\"" + F(my(v)) + "\" x2=\"" + F(right) + "\" y2=\"" +
            F(my(v)) + "\" stroke=\"#eeeeee\"/>\n";
     svg += "<text x=\"" + F(mx(v)) + "\" y=\"" + F(bottom + 16) +
-           "\" font-size=\"11\" text-anchor=\"middle\">" + Tick(v, step) + "</text>\n";
+           R"(" font-size="11" text-anchor="middle">)" + Tick(v, step) + "</text>\n";
     svg += "<text x=\"" + F(left - 6) + "\" y=\"" + F(my(v) + 4) +
-           "\" font-size=\"11\" text-anchor=\"end\">" + Tick(v, step) + "</text>\n";
+           R"(" font-size="11" text-anchor="end">)" + Tick(v, step) + "</text>\n";
   }
   svg += "<rect x=\"" + F(left) + "\" y=\"" + F(top) + "\" width=\"" + F(plot) + "\" height=\"" +
          F(plot) + "\" fill=\"none\" stroke=\"#333333\"/>\n";
-  svg += "<line class=\"identity\" x1=\"" + F(mx(lo)) + "\" y1=\"" + F(my(lo)) + "\" x2=\"" +
+  svg += R"(<line class="identity" x1=")" + F(mx(lo)) + "\" y1=\"" + F(my(lo)) + "\" x2=\"" +
          F(mx(hi)) + "\" y2=\"" + F(my(hi)) + "\" stroke=\"#888888\" stroke-dasharray=\"6 4\"/>\n";
   svg += "<text x=\"" + F((left + right) / 2) + "\" y=\"" + F(bottom + 40) +
-         "\" font-size=\"13\" text-anchor=\"middle\">true " + Escape(options.value_label) +
+         R"(" font-size="13" text-anchor="middle">true )" + Escape(options.value_label) +
          "</text>\n";
   svg += "<text transform=\"translate(18 " + F((top + bottom) / 2) +
          ") rotate(-90)\" font-size=\"13\" text-anchor=\"middle\">predicted " +

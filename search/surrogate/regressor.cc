@@ -204,7 +204,7 @@ Regressor Regressor::Train(const LabeledView& train, const LabeledView& valid,
   Booster best = booster.Slice(0, history.best_iteration + 1);
   best.SetAttr(kBestIterationAttr, std::to_string(history.best_iteration));
   best.SetAttr(kBestScoreAttr, Num(history.best_valid_rmse));
-  return Regressor(std::move(best), std::move(history), params.nthread);
+  return {std::move(best), std::move(history), params.nthread};
 }
 
 Regressor::Regressor(Booster booster, TrainingHistory history, int nthread)
@@ -233,13 +233,13 @@ void Regressor::Save(const std::string& path) const { booster_.Save(path); }
 Regressor Regressor::Load(const std::string& path, int nthread) {
   Booster b = Booster::Load(path);
   TrainingHistory h = HistoryFromAttrs(b);
-  return Regressor(std::move(b), std::move(h), nthread);
+  return {std::move(b), std::move(h), nthread};
 }
 
 Regressor Regressor::FromBuffer(std::string_view bytes, int nthread) {
   Booster b = Booster::FromBuffer(bytes);
   TrainingHistory h = HistoryFromAttrs(b);
-  return Regressor(std::move(b), std::move(h), nthread);
+  return {std::move(b), std::move(h), nthread};
 }
 
 }  // namespace dcnas::search::surrogate

@@ -30,7 +30,7 @@ void Check(int rc, const char* call) {
 std::string ArrayInterface(MatrixView x) {
   return "{\"data\":[" + std::to_string(reinterpret_cast<std::uintptr_t>(x.data)) +
          ",true],\"shape\":[" + std::to_string(x.rows) + "," + std::to_string(x.cols) +
-         "],\"typestr\":\"<f4\",\"version\":3}";
+         R"(],"typestr":"<f4","version":3})";
 }
 
 }  // namespace
@@ -222,9 +222,9 @@ void Booster::Predict(MatrixView x, std::span<float> out, int iteration_end) con
   }
   if (x.rows == 0) return;
   const std::string values = ArrayInterface(x);
-  const std::string config =
-      "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":" +
-      std::to_string(iteration_end) + ",\"strict_shape\":false,\"cache_id\":0,\"missing\":NaN}";
+  const std::string config = R"({"type":0,"training":false,"iteration_begin":0,"iteration_end":)" +
+                             std::to_string(iteration_end) +
+                             R"(,"strict_shape":false,"cache_id":0,"missing":NaN})";
   std::lock_guard lock(*mutex_);
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
@@ -243,7 +243,7 @@ void Booster::Predict(MatrixView x, std::span<float> out, int iteration_end) con
 
 std::string Booster::SaveToBuffer(ModelFormat format) const {
   const char* config =
-      format == ModelFormat::kJson ? "{\"format\":\"json\"}" : "{\"format\":\"ubj\"}";
+      format == ModelFormat::kJson ? R"({"format":"json"})" : R"({"format":"ubj"})";
   std::lock_guard lock(*mutex_);
   bst_ulong len = 0;
   const char* data = nullptr;
