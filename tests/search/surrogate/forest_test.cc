@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include "common/errors.h"
 #include "search/surrogate/regressor.h"
@@ -86,4 +87,30 @@ TEST_CASE("Forest refuses what it cannot compile", "[surrogate]") {
   const auto wrong = MakeSynthetic(5, 4, 0.1, 46);
   std::vector<float> out(5);
   CHECK_THROWS_AS(reg.forest().Predict(wrong.x.view(), out), dcnas::InputError);
+}
+
+TEST_CASE("One booster predicting from several threads is serialised, not corrupted",
+          "[surrogate]") {
+  const auto train = MakeSynthetic(300, 6, 0.1, 48);
+  sur::RegressorParams p;
+  p.max_rounds = 50;
+  p.early_stopping_rounds = 0;
+  const auto reg = sur::Regressor::Train(train.view(), {}, p);
+  std::vector<sur::testing::SyntheticData> inputs;
+  std::vector<std::vector<float>> expected;
+  for (std::uint64_t s = 0; s < 4; ++s) {
+    inputs.push_back(MakeSynthetic(200 + 50 * s, 6, 0.1, 50 + s));
+    expected.push_back(BoosterPredict(reg, inputs.back().x));
+  }
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        mismatches[t] += BitIdentical(BoosterPredict(reg, inputs[t].x), expected[t]) ? 0 : 1;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int m : mismatches) CHECK(m == 0);
 }
