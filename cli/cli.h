@@ -74,6 +74,9 @@ int RunCompare(const Args& args);    // cmd_compare.cc
 int RunCalibrate(const Args& args);  // cmd_calibrate.cc
 int RunSpace(const Args& args);      // cmd_space.cc
 int RunAccuracyData(const Args& args);  // cmd_accuracy_data.cc
+#ifdef DCNAS_WITH_XGBOOST
+int RunSurrogate(const Args& args);  // cmd_surrogate.cc (XGBoost)
+#endif
 #ifdef DCNAS_WITH_TORCH
 int RunMeasure(const Args& args);  // cmd_measure.cc (LibTorch)
 int RunTrain(const Args& args);    // cmd_train.cc (LibTorch)

@@ -28,6 +28,10 @@ const std::vector<Command>& Commands() {
        dcnas::cli::RunSpace},
       {"accuracy-data", "train sampled architectures on the proxy; label-noise statistics",
        dcnas::cli::RunAccuracyData},
+#ifdef DCNAS_WITH_XGBOOST
+      {"surrogate", "fit, evaluate and query the XGBoost accuracy surrogate",
+       dcnas::cli::RunSurrogate},
+#endif
 #ifdef DCNAS_WITH_TORCH
       {"measure", "time models on this machine's CPU with LibTorch (calibration CSV)",
        dcnas::cli::RunMeasure},
