@@ -8,6 +8,7 @@
 
 #include "sim/cost/op_cost.h"
 #include "sim/prepared.h"
+#include "sim/stack.h"
 
 namespace dcnas::sim {
 
@@ -24,9 +25,10 @@ struct FusionPlan {
   std::vector<PlannedGroup> groups;
 };
 
-// `work` holds ComputeOpWork for each prepared op. With fusion disabled every non-view op is
-// its own kernel.
+// Plans the kernels of `graph` under `stack`'s fusion rules, comparing costs in `ctx`. `work`
+// holds ComputeOpWork for each prepared op. With fusion disabled every non-view op is its own
+// kernel.
 FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork>& work,
-                      const cost::CostContext& ctx, bool enable_fusion);
+                      const cost::CostContext& ctx, const StackProfile& stack, bool enable_fusion);
 
 }  // namespace dcnas::sim

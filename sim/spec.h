@@ -10,30 +10,15 @@
 
 #include "models/tensor.h"
 #include "sim/config_tree.h"
+#include "sim/cost/types.h"
 
 namespace dcnas::sim {
 
-inline constexpr int kNumDTypes = 4;  // indexed by models::DType
-using PerDType = std::array<double, kNumDTypes>;
-inline int DTypeIndex(models::DType dtype) { return static_cast<int>(dtype); }
-
-enum class MatrixKind : uint8_t { kSystolic, kTensorCore };
-
-struct MatrixUnitSpec {
-  MatrixKind kind = MatrixKind::kSystolic;
-  // Systolic array: rows hold the reduction (K) dimension, columns the output channels (N).
-  int rows = 0;
-  int cols = 0;
-  // Tensor cores: the thread-block tile the vendor libraries use (M x N outputs, K per step) and
-  // how many such tiles one SM runs at once.
-  int tile_m = 0;
-  int tile_n = 0;
-  int tile_k = 0;
-  int tiles_per_core = 0;
-  int units_per_core = 1;  // MXUs per TensorCore, tensor cores per SM, AMX units per core
-  // Per unit; 0 = dtype not supported. Systolic: rows * cols / passes_per_dtype (from the file).
-  PerDType macs_per_cycle{};
-};
+using cost::DTypeIndex;
+using cost::kNumDTypes;
+using cost::MatrixKind;
+using cost::MatrixUnitSpec;
+using cost::PerDType;
 
 struct VectorUnitSpec {
   int lanes = 0;                         // ALUs per core (TPU lanes x sublanes, CUDA cores per SM)

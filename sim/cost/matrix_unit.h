@@ -4,17 +4,9 @@
 
 #include <cstdint>
 
-namespace dcnas::sim::cost {
+#include "sim/cost/types.h"
 
-// A batch of `groups` independent GEMMs, each (m x k) * (k x n): a convolution as GEMM has
-// m = N*Ho*Wo, k = kh*kw*Cin/groups, n = Cout/groups.
-struct Gemm {
-  int64_t m = 0;
-  int64_t k = 0;
-  int64_t n = 0;
-  int64_t groups = 1;
-  int64_t macs() const { return m * k * n * groups; }
-};
+namespace dcnas::sim::cost {
 
 struct SystolicGeometry {
   int rows = 128;  // K direction
