@@ -12,6 +12,7 @@
 
 namespace dcnas::sim {
 
+// One planned kernel: its first op, what anchors it and its accumulated cost terms.
 struct PlannedGroup {
   int anchor = -1;                  // prepared index of the first op
   bool matrix_anchor = false;       // the group contains a conv/fc kernel
@@ -19,6 +20,7 @@ struct PlannedGroup {
   cost::GroupTerms terms;
 };
 
+// The kernels of a prepared graph and which group each op belongs to.
 struct FusionPlan {
   std::vector<int> group_of;      // per prepared index; -1 for views
   std::vector<int> intermediate;  // per prepared index: producer id consumed on chip, or -1

@@ -20,12 +20,14 @@ using cost::MatrixKind;
 using cost::MatrixUnitSpec;
 using cost::PerDType;
 
+// The vector unit of one core.
 struct VectorUnitSpec {
   int lanes = 0;                         // ALUs per core (TPU lanes x sublanes, CUDA cores per SM)
   PerDType ops_per_lane_per_cycle{};     // elementwise ops (an FMA counts as one op and one MAC)
   double transcendentals_per_cycle = 0;  // exp/reciprocal results per cycle per core
 };
 
+// One level of on-chip memory (VMEM, L2, shared memory).
 struct OnChipLevel {
   std::string name;  // vmem, l2, shared, ...
   double capacity_kib = 0;
@@ -34,6 +36,8 @@ struct OnChipLevel {
   bool holds_tensors = false;  // the level used for reuse and fusion decisions (exactly one)
 };
 
+// The silicon: clock, cores, matrix and vector units, HBM and on-chip memories, with the
+// file it was read from and the overrides applied.
 struct AcceleratorSpec {
   std::string name;
   std::string description;
@@ -86,6 +90,7 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
 // Resolves a data-file name in data/<folder>/ (or a path) with closest-name errors.
 std::string ResolveDataFile(const std::string& folder, const std::string& name_or_path,
                             const std::string& what);
+// Names of the YAML files in data/<folder>/, sorted.
 std::vector<std::string> DataFileNames(const std::string& folder);
 
 }  // namespace dcnas::sim

@@ -43,15 +43,21 @@ struct StackProfile : cost::KernelRules {
   int alignment_int8 = 0;
   uint64_t fingerprint = 0;
 
+  // Whether activation `a` fuses into its producer's kernel.
   bool FusesActivation(models::Activation a) const {
     return (fused_activations >> static_cast<int>(a)) & 1U;
   }
+  // The K and N alignment of matrix-unit kernels for `dtype` (0: no rule).
   int Alignment(models::DType dtype) const;
 };
 
+// Names of the shipped stacks (data/stacks/*.yaml), sorted.
 std::vector<std::string> StackNames();
+// Loads data/stacks/NAME.yaml or a path, applies overrides, validates (InputError naming file
+// and key).
 StackProfile LoadStack(const std::string& name_or_path,
                        const std::vector<Override>& overrides = {});
+// Parses an already resolved YAML tree.
 StackProfile ParseStack(const YAML::Node& root, const std::string& file);
 
 // The default stack for an accelerator kind: tpu -> xla-tpu, gpu -> tensorrt, cpu -> libtorch-cpu.

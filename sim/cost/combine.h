@@ -24,6 +24,7 @@ double KernelHbmBytes(double input_bytes, double weight_bytes, double output_byt
 double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_efficiency,
                      double onchip_bytes, double onchip_bytes_per_s, double onchip_efficiency);
 
+// Unit times combined into one kernel time, and its bound.
 struct Combined {
   double busy_s = 0;   // units combined with overlap, times the op-class scale
   double total_s = 0;  // busy + overhead

@@ -8,6 +8,7 @@
 
 namespace dcnas::sim::cost {
 
+// The systolic arrays a GEMM runs on.
 struct SystolicGeometry {
   int rows = 128;  // K direction
   int cols = 128;  // N direction
@@ -16,6 +17,7 @@ struct SystolicGeometry {
   double pipeline_scale = 1.0;  // multiplies weight-load, fill and drain cycles
 };
 
+// Cycles of one GEMM on the matrix unit, with its tiling.
 struct MatrixCycles {
   double cycles = 0;       // on the busiest unit
   int64_t passes = 0;      // weight tiles (systolic) or thread-block tiles (tensor core)
@@ -36,6 +38,7 @@ struct MatrixCycles {
 // (the first weight load is exposed; later loads are double-buffered under the streaming).
 MatrixCycles SystolicCycles(const Gemm& gemm, const SystolicGeometry& geometry);
 
+// The SMs, tiles and rates a tensor-core (or CUDA-core) GEMM runs with.
 struct TensorCoreGeometry {
   int tile_m = 128;
   int tile_n = 128;

@@ -98,20 +98,20 @@ TEST_CASE("fusion: a diamond keeps its branches apart and joins them without a c
     const int conv = b.Conv(b.Input(28, 28, 64), 64, 1);
     const int left = b.Act(conv, Activation::kRelu);
     const int right = b.Act(conv, Activation::kRelu6);
-    const int main = left_first ? left : right;
-    const int other = left_first ? right : left;
-    const int join = b.Add(main, other);
+    const int main_in = left_first ? left : right;
+    const int other_in = left_first ? right : left;
+    const int join = b.Add(main_in, other_in);
     const models::Graph g = b.Finish();
     const PreparedGraph p = Prepare(g);
-    REQUIRE(p.op_by_id(join).main_input == main);
+    REQUIRE(p.op_by_id(join).main_input == main_in);
     const FusionPlan plan = Plan(p, testing::FusingTestStack());
     CHECK(GroupOf(plan, p, left) != GroupOf(plan, p, conv));
     CHECK(GroupOf(plan, p, right) != GroupOf(plan, p, conv));
     CHECK(GroupOf(plan, p, right) != GroupOf(plan, p, left));
     const int join_at = p.position[static_cast<size_t>(join)];
-    if (GroupOf(plan, p, other) < GroupOf(plan, p, main)) {
-      CHECK(GroupOf(plan, p, join) == GroupOf(plan, p, main));
-      CHECK(plan.intermediate[static_cast<size_t>(join_at)] == main);
+    if (GroupOf(plan, p, other_in) < GroupOf(plan, p, main_in)) {
+      CHECK(GroupOf(plan, p, join) == GroupOf(plan, p, main_in));
+      CHECK(plan.intermediate[static_cast<size_t>(join_at)] == main_in);
       CHECK(plan.groups.size() == 3);
       ++fused_variants;
       // Without elementwise chains the add has no group to join.
@@ -119,13 +119,14 @@ TEST_CASE("fusion: a diamond keeps its branches apart and joins them without a c
       no_chains.fuse_elementwise_chains = false;
       CHECK(Plan(p, no_chains).groups.size() == 4);
     } else {
-      CHECK(GroupOf(plan, p, join) != GroupOf(plan, p, main));
-      CHECK(GroupOf(plan, p, join) != GroupOf(plan, p, other));
+      CHECK(GroupOf(plan, p, join) != GroupOf(plan, p, main_in));
+      CHECK(GroupOf(plan, p, join) != GroupOf(plan, p, other_in));
       CHECK(plan.intermediate[static_cast<size_t>(join_at)] == -1);
       CHECK(plan.groups.size() == 4);
     }
   }
-  // One order puts the main input's branch first, the other second: both rules were exercised.
+  // In one order the main input's branch is planned first, in the other second: both outcomes
+  // of the rule were exercised.
   CHECK(fused_variants == 1);
 }
 
