@@ -42,7 +42,7 @@ models::Graph CaseGraph(const YAML::Node& c, models::DType dtype) {
     return models::BuiltinModels().Build(c["model"].as<std::string>(), o);
   }
   const YAML::Node g = c["graph"];
-  const std::string kind = g["kind"].as<std::string>();
+  const auto kind = g["kind"].as<std::string>();
   const int batch = g["batch"].as<int>();
   const int hw = g["hw"].as<int>();
   if (kind == "conv") {
@@ -63,7 +63,7 @@ int RunGoldenFiles(const std::string& prefix) {
     REQUIRE(root["source"]);
     const std::vector<Override> file_set = Overrides(root["set"]);
     for (const auto& c : root["cases"]) {
-      const std::string accel = c["accelerator"].as<std::string>();
+      const auto accel = c["accelerator"].as<std::string>();
       const std::string what = c["model"] ? c["model"].as<std::string>()
                                           : c["graph"]["kind"].as<std::string>() + " graph";
       INFO(file << ": " << what << " on " << accel);
@@ -72,7 +72,7 @@ int RunGoldenFiles(const std::string& prefix) {
       const SimSetup s = LoadSetup(accel, c["stack"].as<std::string>(), "", set);
       const models::DType dtype = models::ParseDType(c["dtype"].as<std::string>());
       const Report r = Simulate(CaseGraph(c, dtype), s.spec, s.stack, s.calibration);
-      const double expected = c["expected_latency_ms"].as<double>();
+      const auto expected = c["expected_latency_ms"].as<double>();
       const double tol = c["tolerance_pct"].as<double>() / 100.0;
       CHECK(r.latency_s * 1e3 == Approx(expected).epsilon(tol));
       if (c["expected_kernels"]) CHECK(r.num_kernels == c["expected_kernels"].as<int>());

@@ -100,8 +100,8 @@ TEST_CASE("MapGemm: grouped mapping, alignment padding and Winograd") {
   };
   stack.grouped_conv_mapping = GroupedMapping::kExpanded;
   cost::MappedGemm m = map(stack);
-  CHECK(m.gemm.k == 36 * 32);
-  CHECK(m.gemm.n == 4 * 32);
+  CHECK(m.gemm.k == int64_t{36} * 32);
+  CHECK(m.gemm.n == int64_t{4} * 32);
   CHECK(m.gemm.groups == 1);
   CHECK(m.gemm.m == grouped.gemm.m);
   CHECK(m.serial_groups == 1);
@@ -131,11 +131,11 @@ TEST_CASE("MapGemm: grouped mapping, alignment padding and Winograd") {
   REQUIRE(conv3.winograd_conv);
   const cost::CostContext fp32 = Context(gpu, testing::InferenceTestStack(), DType::kFp32);
   m = MapGemm(conv3, fp32, MatrixPath::kTiledCudaCores);
-  CHECK(m.gemm.m == 4 * 28 * 28);
+  CHECK(m.gemm.m == int64_t{4} * 28 * 28);
   CHECK(m.gemm.k == 64);
   CHECK(m.gemm.n == 64);
   CHECK(m.gemm.groups == 16);
-  CHECK(MapGemm(conv3, fp32, MatrixPath::kVectorStream).gemm.k == 9 * 64);
+  CHECK(MapGemm(conv3, fp32, MatrixPath::kVectorStream).gemm.k == int64_t{9} * 64);
 }
 
 TEST_CASE("CountMatrixCycles: systolic fill and drain, dtype passes, tensor-core waves") {
@@ -164,14 +164,14 @@ TEST_CASE("CountMatrixCycles: systolic fill and drain, dtype passes, tensor-core
       CountMatrixCycles(gemm, Context(gpu, eager, DType::kFp16), MatrixPath::kMatrixUnit).cycles ==
       4096);
   // 81 tiles on 80 SMs: two waves.
-  const cost::Gemm tall{.m = 81 * 128, .k = 128, .n = 128, .groups = 1};
+  const cost::Gemm tall{.m = int64_t{81} * 128, .k = 128, .n = 128, .groups = 1};
   CHECK(
       CountMatrixCycles(tall, Context(gpu, eager, DType::kFp16), MatrixPath::kMatrixUnit).cycles ==
       8192);
   // Tiled CUDA cores at 64 fp32 FMAs per cycle per SM: 4 steps of 32 * 128*128 / 64 cycles.
   eager.gemm_tiled_cuda_cores = true;
   CHECK(CountMatrixCycles(gemm, Context(gpu, eager, DType::kFp32), MatrixPath::kTiledCudaCores)
-            .cycles == 4 * 32 * 128 * 128 / 64);
+            .cycles == 4.0 * 32 * 128 * 128 / 64);
 }
 
 }  // namespace
