@@ -8,7 +8,7 @@
 #include "calibrate/measurement.h"
 #include "calibrate/sim_model.h"
 #include "common/data_dir.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/calibration.h"
 #include "sim/spec.h"
 #include "sim/stack.h"

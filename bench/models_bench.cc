@@ -2,7 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "models/counts.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // Targets (issue 3): <= 20 us warm, <= 200 us cold, whole zoo x accelerators < 1 s.
 #include <benchmark/benchmark.h>
 
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/engine.h"
 
 namespace {

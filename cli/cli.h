@@ -10,7 +10,7 @@
 
 #include "common/errors.h"
 #include "models/graph.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 
 namespace dcnas::cli {
 

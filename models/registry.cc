@@ -5,7 +5,6 @@
 
 #include "common/errors.h"
 #include "common/text.h"
-#include "models/zoo/zoo.h"
 
 namespace dcnas::models {
 
@@ -58,20 +57,6 @@ Graph ModelRegistry::Build(const std::string& name, const BuildOptions& options)
   Graph graph = entry.build(resolved);
   graph.mutable_info().model = name;
   return graph;
-}
-
-void RegisterBuiltinModels(ModelRegistry& registry) {
-  zoo::RegisterEfficientNets(registry);
-  zoo::RegisterComparisonFamilies(registry);
-}
-
-const ModelRegistry& BuiltinModels() {
-  static const ModelRegistry kRegistry = [] {
-    ModelRegistry r;
-    RegisterBuiltinModels(r);
-    return r;
-  }();
-  return kRegistry;
 }
 
 }  // namespace dcnas::models

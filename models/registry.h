@@ -1,4 +1,5 @@
-// The model zoo registry: explicit registration of named model builders.
+// The model registry: explicit registration of named model builders. The built-in models
+// register themselves from models/zoo/zoo.h (RegisterZoo, BuiltinModels).
 #pragma once
 
 #include <functional>
@@ -11,8 +12,10 @@
 
 namespace dcnas::models {
 
+// Builds a model graph from validated options.
 using ModelBuildFn = std::function<Graph(const BuildOptions&)>;
 
+// One registered model: its name, family, description and builder.
 struct ModelEntry {
   std::string name;         // e.g. "efficientnet-b0"
   std::string family;       // e.g. "efficientnet"
@@ -23,6 +26,7 @@ struct ModelEntry {
   ModelBuildFn build;
 };
 
+// Named model builders in registration order; unknown names list the closest valid ones.
 class ModelRegistry {
  public:
   // Registers a model; throws InternalError on a duplicate name.
@@ -40,11 +44,5 @@ class ModelRegistry {
   std::map<std::string, ModelEntry> entries_;
   std::vector<std::string> order_;
 };
-
-// Registers every built-in model family (one function per zoo file, see models/zoo/zoo.h).
-void RegisterBuiltinModels(ModelRegistry& registry);
-
-// A registry holding the built-in models, built once on first use.
-const ModelRegistry& BuiltinModels();
 
 }  // namespace dcnas::models

@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "models/op_kinds.h"
+#include "sim/cost_context.h"
 #include "sim/fusion.h"
 
 #ifndef DCNAS_VERSION
@@ -121,7 +122,7 @@ const char* ToolVersion() { return "dcnas " DCNAS_VERSION; }
 Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const StackProfile& stack,
                 const CalibrationParams& calibration, const SimOptions& options, CostCache* cache) {
   if (graph.graph == nullptr) throw InternalError("Simulate: unprepared graph");
-  const cost::CostContext ctx = cost::MakeContext(spec, stack, calibration, graph.dtype);
+  const cost::CostContext ctx = MakeCostContext(spec, stack, calibration, graph.dtype);
   const size_t n = graph.ops.size();
   std::vector<cost::OpWork> work(n);
   for (size_t i = 0; i < n; ++i) {
@@ -138,7 +139,7 @@ Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const S
       work[i] = cost::ComputeOpWork(op, ctx);
     }
   }
-  const FusionPlan plan = PlanFusion(graph, work, ctx, options.fusion);
+  const FusionPlan plan = PlanFusion(graph, work, ctx, stack, options.fusion);
   std::vector<cost::GroupCost> costs(plan.groups.size());
   Report r;
   r.tool_version = ToolVersion();

@@ -34,8 +34,7 @@ bool EpilogueAllowed(const PreparedOp& op, const PlannedGroup& g, const StackPro
 }  // namespace
 
 FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork>& work,
-                      const cost::CostContext& ctx, bool enable_fusion) {
-  const StackProfile& stack = *ctx.stack;
+                      const cost::CostContext& ctx, const StackProfile& stack, bool enable_fusion) {
   const size_t n = graph.ops.size();
   FusionPlan plan;
   plan.group_of.assign(n, -1);

@@ -8,9 +8,11 @@
 
 #include "sim/cost/op_cost.h"
 #include "sim/prepared.h"
+#include "sim/stack.h"
 
 namespace dcnas::sim {
 
+// One planned kernel: its first op, what anchors it and its accumulated cost terms.
 struct PlannedGroup {
   int anchor = -1;                  // prepared index of the first op
   bool matrix_anchor = false;       // the group contains a conv/fc kernel
@@ -18,15 +20,17 @@ struct PlannedGroup {
   cost::GroupTerms terms;
 };
 
+// The kernels of a prepared graph and which group each op belongs to.
 struct FusionPlan {
   std::vector<int> group_of;      // per prepared index; -1 for views
   std::vector<int> intermediate;  // per prepared index: producer id consumed on chip, or -1
   std::vector<PlannedGroup> groups;
 };
 
-// `work` holds ComputeOpWork for each prepared op. With fusion disabled every non-view op is
-// its own kernel.
+// Plans the kernels of `graph` under `stack`'s fusion rules, comparing costs in `ctx`. `work`
+// holds ComputeOpWork for each prepared op. With fusion disabled every non-view op is its own
+// kernel.
 FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork>& work,
-                      const cost::CostContext& ctx, bool enable_fusion);
+                      const cost::CostContext& ctx, const StackProfile& stack, bool enable_fusion);
 
 }  // namespace dcnas::sim

@@ -10,26 +10,6 @@ namespace dcnas::sim {
 
 using models::OpKind;
 
-const char* OpClassName(OpClass cls) {
-  switch (cls) {
-    case OpClass::kView:
-      return "view";
-    case OpClass::kConv:
-      return "conv";
-    case OpClass::kDepthwise:
-      return "depthwise";
-    case OpClass::kFc:
-      return "fc";
-    case OpClass::kElementwise:
-      return "elementwise";
-    case OpClass::kPool:
-      return "pool";
-    case OpClass::kDataMovement:
-      return "data_movement";
-  }
-  return "?";
-}
-
 namespace {
 
 OpClass ClassOf(const models::Op& op, const models::Graph& g) {

@@ -10,37 +10,24 @@
 
 #include "models/tensor.h"
 #include "sim/config_tree.h"
+#include "sim/cost/types.h"
 
 namespace dcnas::sim {
 
-inline constexpr int kNumDTypes = 4;  // indexed by models::DType
-using PerDType = std::array<double, kNumDTypes>;
-inline int DTypeIndex(models::DType dtype) { return static_cast<int>(dtype); }
+using cost::DTypeIndex;
+using cost::kNumDTypes;
+using cost::MatrixKind;
+using cost::MatrixUnitSpec;
+using cost::PerDType;
 
-enum class MatrixKind : uint8_t { kSystolic, kTensorCore };
-
-struct MatrixUnitSpec {
-  MatrixKind kind = MatrixKind::kSystolic;
-  // Systolic array: rows hold the reduction (K) dimension, columns the output channels (N).
-  int rows = 0;
-  int cols = 0;
-  // Tensor cores: the thread-block tile the vendor libraries use (M x N outputs, K per step) and
-  // how many such tiles one SM runs at once.
-  int tile_m = 0;
-  int tile_n = 0;
-  int tile_k = 0;
-  int tiles_per_core = 0;
-  int units_per_core = 1;  // MXUs per TensorCore, tensor cores per SM, AMX units per core
-  // Per unit; 0 = dtype not supported. Systolic: rows * cols / passes_per_dtype (from the file).
-  PerDType macs_per_cycle{};
-};
-
+// The vector unit of one core.
 struct VectorUnitSpec {
   int lanes = 0;                         // ALUs per core (TPU lanes x sublanes, CUDA cores per SM)
   PerDType ops_per_lane_per_cycle{};     // elementwise ops (an FMA counts as one op and one MAC)
   double transcendentals_per_cycle = 0;  // exp/reciprocal results per cycle per core
 };
 
+// One level of on-chip memory (VMEM, L2, shared memory).
 struct OnChipLevel {
   std::string name;  // vmem, l2, shared, ...
   double capacity_kib = 0;
@@ -49,6 +36,8 @@ struct OnChipLevel {
   bool holds_tensors = false;  // the level used for reuse and fusion decisions (exactly one)
 };
 
+// The silicon: clock, cores, matrix and vector units, HBM and on-chip memories, with the
+// file it was read from and the overrides applied.
 struct AcceleratorSpec {
   std::string name;
   std::string description;
@@ -101,6 +90,7 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
 // Resolves a data-file name in data/<folder>/ (or a path) with closest-name errors.
 std::string ResolveDataFile(const std::string& folder, const std::string& name_or_path,
                             const std::string& what);
+// Names of the YAML files in data/<folder>/, sorted.
 std::vector<std::string> DataFileNames(const std::string& folder);
 
 }  // namespace dcnas::sim

@@ -1,9 +1,9 @@
-// Registration of the built-in model families, one function per zoo file.
+// The built-in model zoo: one registration function per zoo file, RegisterZoo for all of them,
+// and BuiltinModels, a registry holding them. The zoo registers into models/registry.h; the
+// registry knows nothing of the zoo.
 #pragma once
 
-namespace dcnas::models {
-class ModelRegistry;
-}
+#include "models/registry.h"
 
 namespace dcnas::models::zoo {
 
@@ -14,4 +14,14 @@ void RegisterEfficientNets(ModelRegistry& registry);
 // MobileNet, MnasNet, EfficientNetV2).
 void RegisterComparisonFamilies(ModelRegistry& registry);
 
+// Registers every built-in model family into `registry`.
+void RegisterZoo(ModelRegistry& registry);
+
 }  // namespace dcnas::models::zoo
+
+namespace dcnas::models {
+
+// A registry holding the built-in (zoo) models, built once on first use.
+const ModelRegistry& BuiltinModels();
+
+}  // namespace dcnas::models

@@ -30,20 +30,6 @@ double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_eff
   return t;
 }
 
-const char* BoundName(Bound bound) {
-  switch (bound) {
-    case Bound::kMatrix:
-      return "matrix";
-    case Bound::kVector:
-      return "vector";
-    case Bound::kMemory:
-      return "memory";
-    case Bound::kOverhead:
-      return "overhead";
-  }
-  return "?";
-}
-
 Combined Combine(double matrix_s, double vector_s, double memory_s, double overhead_s,
                  double overlap, double class_scale) {
   Combined c;

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "sim/cost/types.h"
+
 namespace dcnas::sim::cost {
 
 // Vector unit: ops / (lanes * ops_per_lane_per_cycle * cores * clock * efficiency)
@@ -22,9 +24,7 @@ double KernelHbmBytes(double input_bytes, double weight_bytes, double output_byt
 double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_efficiency,
                      double onchip_bytes, double onchip_bytes_per_s, double onchip_efficiency);
 
-enum class Bound : uint8_t { kMatrix, kVector, kMemory, kOverhead };
-const char* BoundName(Bound bound);
-
+// Unit times combined into one kernel time, and its bound.
 struct Combined {
   double busy_s = 0;   // units combined with overlap, times the op-class scale
   double total_s = 0;  // busy + overhead

@@ -4,18 +4,11 @@
 
 #include <cstdint>
 
+#include "sim/cost/types.h"
+
 namespace dcnas::sim::cost {
 
-// A batch of `groups` independent GEMMs, each (m x k) * (k x n): a convolution as GEMM has
-// m = N*Ho*Wo, k = kh*kw*Cin/groups, n = Cout/groups.
-struct Gemm {
-  int64_t m = 0;
-  int64_t k = 0;
-  int64_t n = 0;
-  int64_t groups = 1;
-  int64_t macs() const { return m * k * n * groups; }
-};
-
+// The systolic arrays a GEMM runs on.
 struct SystolicGeometry {
   int rows = 128;  // K direction
   int cols = 128;  // N direction
@@ -24,6 +17,7 @@ struct SystolicGeometry {
   double pipeline_scale = 1.0;  // multiplies weight-load, fill and drain cycles
 };
 
+// Cycles of one GEMM on the matrix unit, with its tiling.
 struct MatrixCycles {
   double cycles = 0;       // on the busiest unit
   int64_t passes = 0;      // weight tiles (systolic) or thread-block tiles (tensor core)
@@ -44,6 +38,7 @@ struct MatrixCycles {
 // (the first weight load is exposed; later loads are double-buffered under the streaming).
 MatrixCycles SystolicCycles(const Gemm& gemm, const SystolicGeometry& geometry);
 
+// The SMs, tiles and rates a tensor-core (or CUDA-core) GEMM runs with.
 struct TensorCoreGeometry {
   int tile_m = 128;
   int tile_n = 128;

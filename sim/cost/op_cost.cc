@@ -8,33 +8,9 @@ namespace dcnas::sim::cost {
 using models::Activation;
 using models::OpKind;
 
-CostContext MakeContext(const AcceleratorSpec& spec, const StackProfile& stack,
-                        const CalibrationParams& calibration, models::DType dtype) {
-  CostContext c;
-  c.spec = &spec;
-  c.stack = &stack;
-  c.calibration = &calibration;
-  c.dtype = dtype;
-  c.clock_hz = spec.clock_hz();
-  c.vector_ops_per_s = spec.PeakVectorOpsPerS(dtype);
-  c.transcendentals_per_s = spec.vector_unit.transcendentals_per_cycle * spec.cores * c.clock_hz;
-  c.hbm_bytes_per_s = spec.HbmBytesPerS();
-  c.onchip_bytes_per_s = spec.ReuseLevel().bandwidth_gbps * 1e9;
-  c.usable_onchip_bytes = spec.ReuseCapacityBytes() * calibration.onchip_usable_fraction;
-  c.usable_hold_bytes =
-      spec.ReuseLevel().per_core ? c.usable_onchip_bytes / spec.cores : c.usable_onchip_bytes;
-  c.kernel_overhead_s = stack.kernel_overhead_us * 1e-6 * calibration.kernel_overhead_scale;
-  c.matrix_supports_dtype = spec.MatrixSupports(dtype);
-  c.alignment = stack.Alignment(dtype);
-  uint64_t h = HashMix(spec.fingerprint, stack.fingerprint);
-  h = HashMix(h, calibration.Fingerprint());
-  c.fingerprint = HashMix(h, static_cast<uint64_t>(dtype));
-  return c;
-}
-
 namespace {
 
-double ActivationOps(Activation a, const CalibrationParams& p, double* transcendentals) {
+double ActivationOps(Activation a, const CostParams& p, double* transcendentals) {
   *transcendentals = 0;
   switch (a) {
     case Activation::kRelu:
@@ -58,102 +34,77 @@ double ActivationOps(Activation a, const CalibrationParams& p, double* transcend
   return 1;
 }
 
-void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
-  const AcceleratorSpec& spec = *ctx.spec;
-  const StackProfile& stack = *ctx.stack;
-  const CalibrationParams& p = *ctx.calibration;
-  bool on_matrix = ctx.matrix_supports_dtype;
-  if (op.cls == OpClass::kDepthwise)
-    on_matrix = on_matrix && stack.depthwise_unit == ExecUnit::kMatrix;
-  if (op.cls == OpClass::kConv && op.gemm.groups > 1) {
-    on_matrix = on_matrix && stack.grouped_conv_unit == ExecUnit::kMatrix;
-  }
-  Gemm gemm = op.gemm;
+// Grouped-convolution mapping of op.gemm (shared by the unit choice and the GEMM mapping).
+MappedGemm GroupMapped(const PreparedOp& op, const KernelRules& rules) {
+  MappedGemm mapped;
+  Gemm& gemm = mapped.gemm;
+  gemm = op.gemm;
   if (op.cls == OpClass::kConv && gemm.groups > 1 &&
-      stack.grouped_conv_mapping == GroupedMapping::kExpanded) {
+      rules.grouped_conv_mapping == GroupedMapping::kExpanded) {
     gemm.k *= gemm.groups;
     gemm.n *= gemm.groups;
     gemm.groups = 1;
   }
-  // One kernel per group: the cost below is one group's, times the groups, plus their launches.
-  double serial_groups = 1;
+  // One kernel per group: the cost is one group's, times the groups, plus their launches.
   if (op.cls == OpClass::kConv && gemm.groups > 1 &&
-      stack.grouped_conv_mapping == GroupedMapping::kPerGroup) {
-    serial_groups = static_cast<double>(gemm.groups);
+      rules.grouped_conv_mapping == GroupedMapping::kPerGroup) {
+    mapped.serial_groups = static_cast<double>(gemm.groups);
     gemm.groups = 1;
-    w.extra_kernels = serial_groups - 1;
   }
-  const bool tensor_core = spec.matrix_unit.kind == MatrixKind::kTensorCore;
-  if (on_matrix && tensor_core && ctx.alignment > 1 &&
-      (gemm.k % ctx.alignment != 0 || gemm.n % ctx.alignment != 0)) {
-    if (stack.unaligned == UnalignedPolicy::kFallback) {
-      on_matrix = false;
-    } else {
-      gemm.k = AlignUp(gemm.k, ctx.alignment);
-      gemm.n = AlignUp(gemm.n, ctx.alignment);
-    }
+  return mapped;
+}
+
+bool TensorCores(const CostContext& ctx) { return ctx.matrix_unit.kind == MatrixKind::kTensorCore; }
+
+bool Unaligned(const Gemm& gemm, const CostContext& ctx) {
+  return TensorCores(ctx) && ctx.alignment > 1 &&
+         (gemm.k % ctx.alignment != 0 || gemm.n % ctx.alignment != 0);
+}
+
+// GPU GEMM geometry shared by tensor-core and (when the stack tiles them) CUDA-core kernels,
+// without the MAC rate.
+TensorCoreGeometry GpuGeometry(const CostContext& ctx) {
+  const MatrixUnitSpec& mu = ctx.matrix_unit;
+  TensorCoreGeometry geo;
+  geo.tile_m = mu.tile_m;
+  geo.tile_n = mu.tile_n;
+  geo.tile_k = mu.tile_k;
+  geo.tiles_per_core = mu.tiles_per_core;
+  geo.sms = ctx.cores;
+  geo.min_tile = ctx.kernels.gemm_min_tile;
+  geo.split_k = ctx.kernels.gemm_split_k;
+  geo.element_bytes = models::DTypeBytes(ctx.dtype);
+  if (ctx.kernels.gemm_min_tile > 0) {
+    geo.operand_bytes_per_cycle_per_sm =
+        ctx.onchip_bytes_per_s * ctx.params.onchip_efficiency / (ctx.clock_hz * ctx.cores);
   }
-  // GPU GEMM geometry shared by tensor-core and (when the stack tiles them) CUDA-core kernels.
-  TensorCoreGeometry geo_tc;
-  if (tensor_core) {
-    geo_tc.tile_m = spec.matrix_unit.tile_m;
-    geo_tc.tile_n = spec.matrix_unit.tile_n;
-    geo_tc.tile_k = spec.matrix_unit.tile_k;
-    geo_tc.tiles_per_core = spec.matrix_unit.tiles_per_core;
-    geo_tc.sms = spec.cores;
-    geo_tc.min_tile = stack.gemm_min_tile;
-    geo_tc.split_k = stack.gemm_split_k;
-    geo_tc.element_bytes = models::DTypeBytes(ctx.dtype);
-    if (stack.gemm_min_tile > 0) {
-      geo_tc.operand_bytes_per_cycle_per_sm =
-          ctx.onchip_bytes_per_s * p.onchip_efficiency / (ctx.clock_hz * spec.cores);
+  return geo;
+}
+
+void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
+  const CostParams& p = ctx.params;
+  const MatrixPath path = ChooseMatrixPath(op, ctx);
+  const MappedGemm mapped = MapGemm(op, ctx, path);
+  if (mapped.serial_groups > 1) w.extra_kernels = mapped.serial_groups - 1;
+  switch (path) {
+    case MatrixPath::kMatrixUnit: {
+      const MatrixCycles mc = CountMatrixCycles(mapped.gemm, ctx, path);
+      w.unit = Unit::kMatrix;
+      w.matrix_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
+      w.utilization = mc.utilization;
+      break;
     }
-  }
-  if (on_matrix) {
-    MatrixCycles mc;
-    if (tensor_core) {
-      TensorCoreGeometry geo = geo_tc;
-      geo.macs_per_cycle_per_sm =
-          spec.matrix_unit.macs_per_cycle[DTypeIndex(ctx.dtype)] * spec.matrix_unit.units_per_core;
-      mc = TensorCoreCycles(gemm, geo);
-    } else {
-      SystolicGeometry geo;
-      geo.rows = spec.matrix_unit.rows;
-      geo.cols = spec.matrix_unit.cols;
-      geo.units_per_core = spec.matrix_unit.units_per_core;
-      geo.cores = spec.cores;
-      geo.pipeline_scale = p.systolic_pipeline_scale;
-      // Dtypes that need several passes through the array (fp32 as bf16 passes) take longer.
-      const double rate = spec.matrix_unit.macs_per_cycle[DTypeIndex(ctx.dtype)] /
-                          (static_cast<double>(geo.rows) * geo.cols);
-      mc = SystolicCycles(gemm, geo);
-      mc.cycles /= rate;
-      mc.utilization *= rate;
+    case MatrixPath::kTiledCudaCores: {
+      const MatrixCycles mc = CountMatrixCycles(mapped.gemm, ctx, path);
+      w.unit = Unit::kVector;
+      w.vector_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.vector_efficiency);
+      break;
     }
-    w.unit = Unit::kMatrix;
-    w.matrix_s = serial_groups * mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
-    w.utilization = mc.utilization;
-  } else if (tensor_core && stack.gemm_tiled_cuda_cores && op.cls != OpClass::kDepthwise &&
-             ctx.clock_hz > 0) {
-    // A CUDA-core GEMM: the same tiles and waves at the CUDA cores' MAC rate.
-    TensorCoreGeometry geo = geo_tc;
-    geo.macs_per_cycle_per_sm =
-        ctx.vector_ops_per_s / (ctx.clock_hz * spec.cores * p.ops_depthwise_per_mac);
-    const int64_t wt = stack.winograd_tile;
-    if (wt > 0 && op.winograd_conv && op.out_h > 0 && op.out_w > 0) {
-      // Winograd F(wt x wt, 3 x 3): one GEMM per point of the (wt+2)^2 transformed tile.
-      const int64_t images = gemm.m / (static_cast<int64_t>(op.out_h) * op.out_w);
-      gemm.m = images * ((op.out_h + wt - 1) / wt) * ((op.out_w + wt - 1) / wt);
-      gemm.k /= 9;
-      gemm.groups = (wt + 2) * (wt + 2);
-    }
-    const MatrixCycles mc = TensorCoreCycles(gemm, geo);
-    w.unit = Unit::kVector;
-    w.vector_s = serial_groups * mc.cycles / (ctx.clock_hz * p.vector_efficiency);
-  } else {
-    w.unit = Unit::kVector;
-    w.vector_s = VectorSeconds(op.macs * p.ops_depthwise_per_mac, 0, ctx.vector_ops_per_s,
-                               ctx.transcendentals_per_s, p.vector_efficiency);
+    case MatrixPath::kVectorStream:
+      w.unit = Unit::kVector;
+      w.vector_s = VectorSeconds(op.macs * p.ops_depthwise_per_mac, 0, ctx.vector_ops_per_s,
+                                 ctx.transcendentals_per_s, p.vector_efficiency);
+      break;
   }
   // Bias (when the kernel has one) runs on the vector unit.
   const double bias_elements = op.flops - 2.0 * op.macs;
@@ -168,8 +119,85 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
 
 }  // namespace
 
+MatrixPath ChooseMatrixPath(const PreparedOp& op, const CostContext& ctx) {
+  const KernelRules& rules = ctx.kernels;
+  bool on_matrix = ctx.matrix_supports_dtype;
+  if (op.cls == OpClass::kDepthwise) {
+    on_matrix = on_matrix && rules.depthwise_unit == ExecUnit::kMatrix;
+  }
+  if (op.cls == OpClass::kConv && op.gemm.groups > 1) {
+    on_matrix = on_matrix && rules.grouped_conv_unit == ExecUnit::kMatrix;
+  }
+  if (on_matrix && rules.unaligned == UnalignedPolicy::kFallback &&
+      Unaligned(GroupMapped(op, rules).gemm, ctx)) {
+    on_matrix = false;
+  }
+  if (on_matrix) return MatrixPath::kMatrixUnit;
+  if (TensorCores(ctx) && rules.gemm_tiled_cuda_cores && op.cls != OpClass::kDepthwise &&
+      ctx.clock_hz > 0) {
+    return MatrixPath::kTiledCudaCores;
+  }
+  return MatrixPath::kVectorStream;
+}
+
+MappedGemm MapGemm(const PreparedOp& op, const CostContext& ctx, MatrixPath path) {
+  MappedGemm mapped = GroupMapped(op, ctx.kernels);
+  Gemm& gemm = mapped.gemm;
+  if (path == MatrixPath::kMatrixUnit && Unaligned(gemm, ctx)) {
+    gemm.k = AlignUp(gemm.k, ctx.alignment);
+    gemm.n = AlignUp(gemm.n, ctx.alignment);
+  }
+  const int64_t wt = ctx.kernels.winograd_tile;
+  if (path == MatrixPath::kTiledCudaCores && wt > 0 && op.winograd_conv && op.out_h > 0 &&
+      op.out_w > 0) {
+    // Winograd F(wt x wt, 3 x 3): one GEMM per point of the (wt+2)^2 transformed tile.
+    const int64_t images = gemm.m / (static_cast<int64_t>(op.out_h) * op.out_w);
+    gemm.m = images * ((op.out_h + wt - 1) / wt) * ((op.out_w + wt - 1) / wt);
+    gemm.k /= 9;
+    gemm.groups = (wt + 2) * (wt + 2);
+  }
+  return mapped;
+}
+
+MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path) {
+  const MatrixUnitSpec& mu = ctx.matrix_unit;
+  const CostParams& p = ctx.params;
+  switch (path) {
+    case MatrixPath::kMatrixUnit: {
+      if (TensorCores(ctx)) {
+        TensorCoreGeometry geo = GpuGeometry(ctx);
+        geo.macs_per_cycle_per_sm = mu.macs_per_cycle[DTypeIndex(ctx.dtype)] * mu.units_per_core;
+        return TensorCoreCycles(gemm, geo);
+      }
+      SystolicGeometry geo;
+      geo.rows = mu.rows;
+      geo.cols = mu.cols;
+      geo.units_per_core = mu.units_per_core;
+      geo.cores = ctx.cores;
+      geo.pipeline_scale = p.systolic_pipeline_scale;
+      // Dtypes that need several passes through the array (fp32 as bf16 passes) take longer.
+      const double rate =
+          mu.macs_per_cycle[DTypeIndex(ctx.dtype)] / (static_cast<double>(geo.rows) * geo.cols);
+      MatrixCycles mc = SystolicCycles(gemm, geo);
+      mc.cycles /= rate;
+      mc.utilization *= rate;
+      return mc;
+    }
+    case MatrixPath::kTiledCudaCores: {
+      // A CUDA-core GEMM: the same tiles and waves at the CUDA cores' MAC rate.
+      TensorCoreGeometry geo = GpuGeometry(ctx);
+      geo.macs_per_cycle_per_sm =
+          ctx.vector_ops_per_s / (ctx.clock_hz * ctx.cores * p.ops_depthwise_per_mac);
+      return TensorCoreCycles(gemm, geo);
+    }
+    case MatrixPath::kVectorStream:
+      break;
+  }
+  return MatrixCycles{};
+}
+
 OpWork ComputeOpWork(const PreparedOp& op, const CostContext& ctx) {
-  const CalibrationParams& p = *ctx.calibration;
+  const CostParams& p = ctx.params;
   OpWork w;
   double ops = 0;
   double transcendentals = 0;
@@ -263,7 +291,7 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
 }
 
 GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
-  const CalibrationParams& p = *ctx.calibration;
+  const CostParams& p = ctx.params;
   GroupCost g;
   const bool fits = t.held_per_image_bytes <= ctx.usable_hold_bytes;
   g.hbm_bytes = t.hbm_bytes + (fits ? 0.0 : 2.0 * t.intermediate_bytes);

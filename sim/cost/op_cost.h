@@ -4,21 +4,23 @@
 
 #include <cstdint>
 
-#include "sim/calibration.h"
+#include "models/tensor.h"
 #include "sim/cost/combine.h"
 #include "sim/cost/matrix_unit.h"
-#include "sim/prepared.h"
-#include "sim/spec.h"
-#include "sim/stack.h"
+#include "sim/cost/params.h"
+#include "sim/cost/prepared_op.h"
+#include "sim/cost/types.h"
 
 namespace dcnas::sim::cost {
 
-// Everything a cost formula needs, resolved once per (spec, stack, calibration, dtype).
+// Everything a cost formula needs, resolved once per (spec, stack, calibration, dtype) by
+// sim::MakeCostContext (sim/cost_context.h): plain values, no pointers into the data files.
 struct CostContext {
-  const AcceleratorSpec* spec = nullptr;
-  const StackProfile* stack = nullptr;
-  const CalibrationParams* calibration = nullptr;
   models::DType dtype = models::DType::kFp32;
+  MatrixUnitSpec matrix_unit;  // of one core
+  int cores = 0;
+  KernelRules kernels;  // the stack's mapping rules
+  CostParams params;    // the calibration
   double clock_hz = 0;
   double vector_ops_per_s = 0;       // whole chip
   double transcendentals_per_s = 0;  // whole chip
@@ -31,10 +33,6 @@ struct CostContext {
   int alignment = 0;
   uint64_t fingerprint = 0;  // spec, stack, calibration and dtype identity
 };
-CostContext MakeContext(const AcceleratorSpec& spec, const StackProfile& stack,
-                        const CalibrationParams& calibration, models::DType dtype);
-
-enum class Unit : uint8_t { kMatrix, kVector, kNone };
 
 // Standalone work of one op (as if it were its own kernel).
 struct OpWork {
@@ -47,6 +45,35 @@ struct OpWork {
   Unit unit = Unit::kNone;
 };
 OpWork ComputeOpWork(const PreparedOp& op, const CostContext& ctx);
+
+// Where a convolution or fully connected layer runs: the matrix unit, CUDA cores as a tiled GEMM
+// (the tensor-core tiles and waves at the CUDA-core MAC rate), or the vector unit streaming its
+// MACs at the vector op rate with no quantisation.
+enum class MatrixPath : uint8_t { kMatrixUnit, kTiledCudaCores, kVectorStream };
+
+// Step 1 of a conv/fc op's work: the matrix unit when it supports the dtype, the stack puts the
+// op's class there (depthwise_unit, grouped_conv_unit) and unaligned channels do not fall back;
+// otherwise tiled CUDA cores when the stack tiles them (not for depthwise convolutions), else
+// the vector stream.
+MatrixPath ChooseMatrixPath(const PreparedOp& op, const CostContext& ctx);
+
+// A conv/fc op's GEMM as its kernels run it, and how many of them run one after the other.
+struct MappedGemm {
+  Gemm gemm;
+  double serial_groups = 1;  // per-group kernels (GroupedMapping::kPerGroup), else 1
+};
+
+// Step 2: maps op.gemm for `path`. Grouped convolutions follow grouped_conv_mapping (expanded:
+// one dense GEMM with groups x K and N; per group: one GEMM of one group, serial_groups times);
+// on tensor cores K and N are padded to the alignment; on tiled CUDA cores a Winograd-eligible
+// convolution becomes (wt+2)^2 batched GEMMs of N*ceil(Ho/wt)*ceil(Wo/wt) x Cin x Cout.
+MappedGemm MapGemm(const PreparedOp& op, const CostContext& ctx, MatrixPath path);
+
+// Step 3: cycles of one mapped GEMM on the matrix unit (systolic: SystolicCycles divided by the
+// dtype's rate relative to rows x cols; tensor cores: TensorCoreCycles at the dtype's MAC rate)
+// or on tiled CUDA cores (TensorCoreCycles at the vector rate / ops_depthwise_per_mac). The
+// vector stream is not counted in cycles (its time is VectorSeconds of the op's MACs): zero.
+MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path);
 
 // Accumulated cost terms of a (possibly fused) group of ops.
 struct GroupTerms {
@@ -67,6 +94,7 @@ struct GroupTerms {
 void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp& op,
                 const OpWork& work, int intermediate_input);
 
+// The cost of one fused group (one kernel).
 struct GroupCost {
   double matrix_s = 0;
   double vector_s = 0;

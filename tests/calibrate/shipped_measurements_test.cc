@@ -16,7 +16,7 @@
 #include "common/file_io.h"
 #include "common/text.h"
 #include "models/counts.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/calibration.h"
 #include "sim/spec.h"
 #include "sim/stack.h"

@@ -4,7 +4,7 @@
 
 #include "calibrate/fit.h"
 #include "common/errors.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/calibration.h"
 #include "sim/spec.h"
 #include "sim/stack.h"

@@ -7,7 +7,7 @@
 
 #include "common/errors.h"
 #include "models/counts.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 
 namespace dcnas::models {
 namespace {

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/errors.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 
 namespace dcnas::models {
 namespace {

@@ -16,8 +16,8 @@
 #include "common/errors.h"
 #include "models/blocks.h"
 #include "models/counts.h"
-#include "models/registry.h"
 #include "models/zoo/comparison_families.h"
+#include "models/zoo/zoo.h"
 
 namespace dcnas::models {
 namespace {

@@ -1,11 +1,13 @@
-// Closed-form checks of the cost model through the engine.
+// Closed-form checks of the cost model through the engine, on accelerators and stacks built in
+// code (tests/sim/test_util.h).
 #include "sim/engine.h"
 
 #include <catch2/catch.hpp>
 
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/cost/combine.h"
 #include "sim/cost/op_cost.h"
+#include "sim/cost_context.h"
 #include "tests/sim/test_util.h"
 
 namespace dcnas::sim {
@@ -21,8 +23,9 @@ CalibrationParams Ideal() {
 }
 
 TEST_CASE("a memory-bound elementwise op costs bytes / bandwidth") {
-  const AcceleratorSpec spec = LoadAccelerator("tpu-v3");
-  const StackProfile stack = LoadStack("xla-tpu", {{"kernel_overhead_us", "0"}});
+  const AcceleratorSpec spec = testing::SystolicTestChip();
+  StackProfile stack = testing::FusingTestStack();
+  stack.kernel_overhead_us = 0;
   const CalibrationParams calib = Ideal();
   for (DType dt : {DType::kFp32, DType::kBf16}) {
     const models::Graph g = testing::ReluGraph(64, 56, 128, dt);
@@ -43,13 +46,15 @@ TEST_CASE("a memory-bound elementwise op costs bytes / bandwidth") {
 
 TEST_CASE("a 1x1 conv on one MXU matches the closed-form systolic cycles") {
   // One core, one 128x128 MXU at 1 GHz; K = N = 128, M = N*H*W.
-  const AcceleratorSpec spec = LoadAccelerator(
-      "tpu-v3", {{"cores", "1"}, {"matrix_unit.units_per_core", "1"}, {"clock_ghz", "1"}});
-  const StackProfile stack = LoadStack("xla-tpu");
+  AcceleratorSpec spec = testing::SystolicTestChip();
+  spec.cores = 1;
+  spec.matrix_unit.units_per_core = 1;
+  spec.clock_ghz = 1;
+  const StackProfile stack = testing::FusingTestStack();
   const CalibrationParams calib = Ideal();
   const models::Graph g = testing::ConvGraph(8, 32, 128, 128, 1, DType::kBf16);
   const PreparedGraph p = Prepare(g);
-  const cost::CostContext ctx = cost::MakeContext(spec, stack, calib, DType::kBf16);
+  const cost::CostContext ctx = MakeCostContext(spec, stack, calib, DType::kBf16);
   const PreparedOp& conv = p.ops.back();
   const cost::OpWork w = cost::ComputeOpWork(conv, ctx);
   const double m = 8 * 32 * 32;
@@ -58,38 +63,36 @@ TEST_CASE("a 1x1 conv on one MXU matches the closed-form systolic cycles") {
   CHECK(w.utilization == Approx(m / (m + 384)));
   // With matrix efficiency 0.5 it takes twice as long.
   const CalibrationParams half = DefaultCalibration({{"params.matrix_efficiency", "0.5"}});
-  const cost::CostContext ctx2 = cost::MakeContext(spec, stack, half, DType::kBf16);
+  const cost::CostContext ctx2 = MakeCostContext(spec, stack, half, DType::kBf16);
   CHECK(cost::ComputeOpWork(conv, ctx2).matrix_s == Approx(2 * (m + 384) / 1e9));
 }
 
 TEST_CASE("tensor-core alignment: pad or fall back to CUDA cores") {
-  const AcceleratorSpec spec = LoadAccelerator("v100");
+  const AcceleratorSpec spec = testing::TensorCoreTestChip();
   const CalibrationParams calib = Ideal();
   // 3x3 conv on 3 input channels: K = 27, not a multiple of 8.
   const models::Graph g = testing::ConvGraph(128, 224, 3, 32, 3, DType::kFp16);
   const PreparedGraph p = Prepare(g);
   const PreparedOp& conv = p.ops.back();
   REQUIRE(conv.gemm.k == 27);
-  const StackProfile pad = LoadStack("tensorrt");
+  const StackProfile pad = testing::InferenceTestStack();
   const cost::OpWork wp =
-      cost::ComputeOpWork(conv, cost::MakeContext(spec, pad, calib, DType::kFp16));
+      cost::ComputeOpWork(conv, MakeCostContext(spec, pad, calib, DType::kFp16));
   CHECK(wp.unit == cost::Unit::kMatrix);
   // Padding K to 32 costs the same as a K = 32 GEMM.
   PreparedOp k32 = conv;
   k32.gemm.k = 32;
-  CHECK(
-      wp.matrix_s ==
-      Approx(cost::ComputeOpWork(k32, cost::MakeContext(spec, pad, calib, DType::kFp16)).matrix_s));
-  const StackProfile fb = LoadStack("pytorch-eager");
-  const cost::OpWork wf =
-      cost::ComputeOpWork(conv, cost::MakeContext(spec, fb, calib, DType::kFp16));
+  CHECK(wp.matrix_s ==
+        Approx(cost::ComputeOpWork(k32, MakeCostContext(spec, pad, calib, DType::kFp16)).matrix_s));
+  const StackProfile fb = testing::EagerTestStack();
+  const cost::OpWork wf = cost::ComputeOpWork(conv, MakeCostContext(spec, fb, calib, DType::kFp16));
   CHECK(wf.unit == cost::Unit::kVector);
   // CUDA cores: one FMA per MAC at 80 SMs x 64 lanes x 2 (half2) x 1.53 GHz.
   CHECK(wf.vector_s == Approx(conv.macs / (80.0 * 64 * 2 * 1.53e9)));
 }
 
 TEST_CASE("depthwise convolutions run where the stack says") {
-  const AcceleratorSpec spec = LoadAccelerator("tpu-v3");
+  const AcceleratorSpec spec = testing::SystolicTestChip();
   const CalibrationParams calib = Ideal();
   models::GraphInfo info;
   info.model = "dw";
@@ -101,21 +104,22 @@ TEST_CASE("depthwise convolutions run where the stack says") {
   const PreparedGraph p = Prepare(g);
   REQUIRE(p.ops.back().cls == OpClass::kDepthwise);
   const cost::OpWork on_mxu = cost::ComputeOpWork(
-      p.ops.back(), cost::MakeContext(spec, LoadStack("xla-tpu"), calib, DType::kBf16));
+      p.ops.back(), MakeCostContext(spec, testing::FusingTestStack(), calib, DType::kBf16));
   CHECK(on_mxu.unit == cost::Unit::kMatrix);
   CHECK(on_mxu.utilization < 0.1);
-  const cost::OpWork on_vpu = cost::ComputeOpWork(
-      p.ops.back(), cost::MakeContext(spec, LoadStack("xla-tpu", {{"depthwise_unit", "vector"}}),
-                                      calib, DType::kBf16));
+  StackProfile vector_dw = testing::FusingTestStack();
+  vector_dw.depthwise_unit = ExecUnit::kVector;
+  const cost::OpWork on_vpu =
+      cost::ComputeOpWork(p.ops.back(), MakeCostContext(spec, vector_dw, calib, DType::kBf16));
   CHECK(on_vpu.unit == cost::Unit::kVector);
   CHECK(on_vpu.vector_s == Approx(p.ops.back().macs / (2 * 1024 * 0.94e9)));
 }
 
 TEST_CASE("swish costs several vector ops and a transcendental, relu one op") {
-  const AcceleratorSpec spec = LoadAccelerator("tpu-v3");
-  const StackProfile stack = LoadStack("xla-tpu");
+  const AcceleratorSpec spec = testing::SystolicTestChip();
+  const StackProfile stack = testing::FusingTestStack();
   const CalibrationParams calib = Ideal();
-  const cost::CostContext ctx = cost::MakeContext(spec, stack, calib, DType::kBf16);
+  const cost::CostContext ctx = MakeCostContext(spec, stack, calib, DType::kBf16);
   models::GraphInfo info;
   info.model = "act";
   info.batch = 4;
@@ -186,7 +190,7 @@ TEST_CASE("the report embeds what was simulated") {
 }
 
 TEST_CASE("per-group grouped convolutions: one GEMM and one launch per group") {
-  const AcceleratorSpec spec = LoadAccelerator("t4");
+  const AcceleratorSpec spec = testing::SmallTensorCoreTestChip();
   const CalibrationParams calib = Ideal();
   models::GraphInfo info;
   info.model = "grouped";
@@ -200,9 +204,9 @@ TEST_CASE("per-group grouped convolutions: one GEMM and one launch per group") {
   const PreparedGraph p = Prepare(g);
   const PreparedOp& conv = p.ops.back();
   REQUIRE(conv.gemm.groups == 32);
-  const StackProfile per_group = LoadStack("tensorrt");
+  const StackProfile per_group = testing::InferenceTestStack();
   REQUIRE(per_group.grouped_conv_mapping == GroupedMapping::kPerGroup);
-  const cost::CostContext ctx = cost::MakeContext(spec, per_group, calib, DType::kFp16);
+  const cost::CostContext ctx = MakeCostContext(spec, per_group, calib, DType::kFp16);
   const cost::OpWork w = cost::ComputeOpWork(conv, ctx);
   CHECK(w.extra_kernels == 31);
   PreparedOp one = conv;
@@ -211,28 +215,30 @@ TEST_CASE("per-group grouped convolutions: one GEMM and one launch per group") {
   cost::GroupTerms t;
   cost::AddToGroup(t, p, conv, w, -1);
   CHECK(cost::FinishGroup(t, ctx).overhead_s == Approx(32 * ctx.kernel_overhead_s));
-  const StackProfile packed = LoadStack("tensorrt", {{"grouped_conv_mapping", "packed"}});
+  StackProfile packed = testing::InferenceTestStack();
+  packed.grouped_conv_mapping = GroupedMapping::kPacked;
   const cost::OpWork wp =
-      cost::ComputeOpWork(conv, cost::MakeContext(spec, packed, calib, DType::kFp16));
+      cost::ComputeOpWork(conv, MakeCostContext(spec, packed, calib, DType::kFp16));
   CHECK(wp.extra_kernels == 0);
   CHECK(wp.matrix_s < w.matrix_s);
 }
 
 TEST_CASE("Winograd F(2x2,3x3) cuts the CUDA-core MACs of a 3x3 stride-1 conv by 2.25") {
-  const AcceleratorSpec spec = LoadAccelerator("v100");
+  const AcceleratorSpec spec = testing::TensorCoreTestChip();
   const CalibrationParams calib = Ideal();
   // 3x3 conv, 56x56x256 -> 256 at batch 32: fp32 runs on CUDA cores (no fp32 tensor cores).
   const models::Graph g = testing::ConvGraph(32, 56, 256, 256, 3, DType::kFp32);
   const PreparedGraph p = Prepare(g);
   const PreparedOp& conv = p.ops.back();
   REQUIRE(conv.winograd_conv);
-  const StackProfile direct = LoadStack("tensorrt", {{"winograd_tile", "0"}});
-  const StackProfile wino = LoadStack("tensorrt");
+  StackProfile direct = testing::InferenceTestStack();
+  direct.winograd_tile = 0;
+  const StackProfile wino = testing::InferenceTestStack();
   REQUIRE(wino.winograd_tile == 2);
   const double t_direct =
-      cost::ComputeOpWork(conv, cost::MakeContext(spec, direct, calib, DType::kFp32)).vector_s;
+      cost::ComputeOpWork(conv, MakeCostContext(spec, direct, calib, DType::kFp32)).vector_s;
   const double t_wino =
-      cost::ComputeOpWork(conv, cost::MakeContext(spec, wino, calib, DType::kFp32)).vector_s;
+      cost::ComputeOpWork(conv, MakeCostContext(spec, wino, calib, DType::kFp32)).vector_s;
   // Many full waves either way: the ratio is the MAC ratio 9 * 2^2 / 4^2 up to tile rounding.
   CHECK(t_direct / t_wino == Approx(2.25).epsilon(0.05));
 }

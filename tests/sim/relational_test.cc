@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/counts.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/engine.h"
 #include "tests/sim/test_util.h"
 

@@ -5,7 +5,7 @@
 #include "models/builder.h"
 #include "models/counts.h"
 #include "models/op_kinds.h"
-#include "models/registry.h"
+#include "models/zoo/zoo.h"
 
 namespace dcnas::models::libtorch {
 namespace {

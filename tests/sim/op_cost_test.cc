@@ -1,0 +1,178 @@
+// The three steps of a conv/fc op's work (sim/cost/op_cost.h): choosing where it runs, mapping
+// its GEMM, counting the cycles; on accelerators and stacks built in code.
+#include "sim/cost/op_cost.h"
+
+#include <catch2/catch.hpp>
+
+#include "models/builder.h"
+#include "sim/cost_context.h"
+#include "sim/prepared.h"
+#include "tests/sim/test_util.h"
+
+namespace dcnas::sim {
+namespace {
+
+using cost::MatrixPath;
+using models::DType;
+
+// The last op of a graph, prepared (the graph must outlive the result's use of names only).
+PreparedOp LastOp(const models::Graph& g) { return Prepare(g).ops.back(); }
+
+PreparedOp GroupedConv(DType dtype) {
+  models::GraphInfo info;
+  info.model = "grouped";
+  info.batch = 2;
+  info.dtype = dtype;
+  models::GraphBuilder b(info);
+  models::GraphBuilder::ConvOptions o;
+  o.groups = 32;
+  b.Conv(b.Input(14, 14, 128), 128, 3, o);
+  return LastOp(b.Finish());
+}
+
+PreparedOp Depthwise(DType dtype) {
+  models::GraphInfo info;
+  info.model = "dw";
+  info.batch = 2;
+  info.dtype = dtype;
+  models::GraphBuilder b(info);
+  b.DepthwiseConv(b.Input(14, 14, 64), 3, 1);
+  return LastOp(b.Finish());
+}
+
+cost::CostContext Context(const AcceleratorSpec& spec, const StackProfile& stack, DType dtype) {
+  return MakeCostContext(spec, stack, CalibrationParams(), dtype);
+}
+
+TEST_CASE("ChooseMatrixPath: the matrix unit when the dtype, the stack and the channels allow") {
+  const AcceleratorSpec tpu = testing::SystolicTestChip();
+  const AcceleratorSpec gpu = testing::TensorCoreTestChip();
+  const StackProfile fusing = testing::FusingTestStack();
+  const StackProfile inference = testing::InferenceTestStack();
+  const StackProfile eager = testing::EagerTestStack();
+  const PreparedOp conv_bf16 = LastOp(testing::ConvGraph(2, 8, 128, 128, 1, DType::kBf16));
+  const PreparedOp conv_int8 = LastOp(testing::ConvGraph(2, 8, 128, 128, 1, DType::kInt8));
+  const PreparedOp conv_fp16 = LastOp(testing::ConvGraph(2, 8, 128, 128, 1, DType::kFp16));
+  const PreparedOp conv_fp32 = LastOp(testing::ConvGraph(2, 8, 128, 128, 1, DType::kFp32));
+  const PreparedOp k27 = LastOp(testing::ConvGraph(2, 8, 3, 32, 3, DType::kFp16));
+  REQUIRE(k27.gemm.k == 27);
+
+  CHECK(ChooseMatrixPath(conv_bf16, Context(tpu, fusing, DType::kBf16)) == MatrixPath::kMatrixUnit);
+  // The systolic chip has no int8 rate and no CUDA cores: the vector unit streams the MACs.
+  CHECK(ChooseMatrixPath(conv_int8, Context(tpu, fusing, DType::kInt8)) ==
+        MatrixPath::kVectorStream);
+  CHECK(ChooseMatrixPath(conv_fp16, Context(gpu, inference, DType::kFp16)) ==
+        MatrixPath::kMatrixUnit);
+  // No fp32 tensor cores: tiled CUDA cores where the stack tiles them, else the vector stream.
+  CHECK(ChooseMatrixPath(conv_fp32, Context(gpu, inference, DType::kFp32)) ==
+        MatrixPath::kTiledCudaCores);
+  CHECK(ChooseMatrixPath(conv_fp32, Context(gpu, eager, DType::kFp32)) ==
+        MatrixPath::kVectorStream);
+  // Unaligned K: padded on the matrix unit (pad) or off it (fallback).
+  CHECK(ChooseMatrixPath(k27, Context(gpu, inference, DType::kFp16)) == MatrixPath::kMatrixUnit);
+  CHECK(ChooseMatrixPath(k27, Context(gpu, eager, DType::kFp16)) == MatrixPath::kVectorStream);
+  // Depthwise: where the stack says; never a tiled CUDA-core GEMM.
+  CHECK(ChooseMatrixPath(Depthwise(DType::kBf16), Context(tpu, fusing, DType::kBf16)) ==
+        MatrixPath::kMatrixUnit);
+  StackProfile vector_dw = fusing;
+  vector_dw.depthwise_unit = ExecUnit::kVector;
+  CHECK(ChooseMatrixPath(Depthwise(DType::kBf16), Context(tpu, vector_dw, DType::kBf16)) ==
+        MatrixPath::kVectorStream);
+  CHECK(ChooseMatrixPath(Depthwise(DType::kFp16), Context(gpu, inference, DType::kFp16)) ==
+        MatrixPath::kVectorStream);
+  // Grouped convolutions: where grouped_conv_unit says.
+  StackProfile vector_grouped = fusing;
+  vector_grouped.grouped_conv_unit = ExecUnit::kVector;
+  CHECK(ChooseMatrixPath(GroupedConv(DType::kBf16), Context(tpu, vector_grouped, DType::kBf16)) ==
+        MatrixPath::kVectorStream);
+}
+
+TEST_CASE("MapGemm: grouped mapping, alignment padding and Winograd") {
+  const AcceleratorSpec tpu = testing::SystolicTestChip();
+  const AcceleratorSpec gpu = testing::TensorCoreTestChip();
+  const PreparedOp grouped = GroupedConv(DType::kBf16);
+  REQUIRE(grouped.gemm.groups == 32);
+  REQUIRE(grouped.gemm.k == 36);  // 3 x 3 x 4 input channels per group
+  REQUIRE(grouped.gemm.n == 4);
+  StackProfile stack = testing::FusingTestStack();
+  const auto map = [&](const StackProfile& s) {
+    return MapGemm(grouped, Context(tpu, s, DType::kBf16), MatrixPath::kMatrixUnit);
+  };
+  stack.grouped_conv_mapping = GroupedMapping::kExpanded;
+  cost::MappedGemm m = map(stack);
+  CHECK(m.gemm.k == int64_t{36} * 32);
+  CHECK(m.gemm.n == int64_t{4} * 32);
+  CHECK(m.gemm.groups == 1);
+  CHECK(m.gemm.m == grouped.gemm.m);
+  CHECK(m.serial_groups == 1);
+  stack.grouped_conv_mapping = GroupedMapping::kPerGroup;
+  m = map(stack);
+  CHECK(m.gemm.k == 36);
+  CHECK(m.gemm.n == 4);
+  CHECK(m.gemm.groups == 1);
+  CHECK(m.serial_groups == 32);
+  stack.grouped_conv_mapping = GroupedMapping::kPacked;
+  m = map(stack);
+  CHECK(m.gemm.groups == 32);
+  CHECK(m.serial_groups == 1);
+
+  // K = 27 padded to 32 for the tensor cores; left alone off them.
+  const PreparedOp k27 = LastOp(testing::ConvGraph(2, 8, 3, 30, 3, DType::kFp16));
+  const cost::CostContext trt = Context(gpu, testing::InferenceTestStack(), DType::kFp16);
+  m = MapGemm(k27, trt, MatrixPath::kMatrixUnit);
+  CHECK(m.gemm.k == 32);
+  CHECK(m.gemm.n == 32);
+  m = MapGemm(k27, trt, MatrixPath::kVectorStream);
+  CHECK(m.gemm.k == 27);
+  CHECK(m.gemm.n == 30);
+
+  // Winograd F(2x2, 3x3) on tiled CUDA cores: 16 GEMMs of N*28*28 x Cin x Cout for a 56x56 map.
+  const PreparedOp conv3 = LastOp(testing::ConvGraph(4, 56, 64, 64, 3, DType::kFp32));
+  REQUIRE(conv3.winograd_conv);
+  const cost::CostContext fp32 = Context(gpu, testing::InferenceTestStack(), DType::kFp32);
+  m = MapGemm(conv3, fp32, MatrixPath::kTiledCudaCores);
+  CHECK(m.gemm.m == int64_t{4} * 28 * 28);
+  CHECK(m.gemm.k == 64);
+  CHECK(m.gemm.n == 64);
+  CHECK(m.gemm.groups == 16);
+  CHECK(MapGemm(conv3, fp32, MatrixPath::kVectorStream).gemm.k == int64_t{9} * 64);
+}
+
+TEST_CASE("CountMatrixCycles: systolic fill and drain, dtype passes, tensor-core waves") {
+  AcceleratorSpec tpu = testing::SystolicTestChip();
+  tpu.cores = 1;
+  tpu.matrix_unit.units_per_core = 1;
+  const cost::Gemm gemm{.m = 128, .k = 128, .n = 128, .groups = 1};
+  const StackProfile fusing = testing::FusingTestStack();
+  // load 128 + (max(M, 128) + fill 128 + drain 128) = 512 cycles; fp32 takes 3 passes.
+  const cost::MatrixCycles bf16 =
+      CountMatrixCycles(gemm, Context(tpu, fusing, DType::kBf16), MatrixPath::kMatrixUnit);
+  CHECK(bf16.cycles == 512);
+  CHECK(bf16.utilization == Approx(128.0 / 512));
+  const cost::MatrixCycles fp32 =
+      CountMatrixCycles(gemm, Context(tpu, fusing, DType::kFp32), MatrixPath::kMatrixUnit);
+  CHECK(fp32.cycles == Approx(3 * 512));
+  CHECK(fp32.utilization == Approx(128.0 / 512 / 3));
+  CHECK(CountMatrixCycles(gemm, Context(tpu, fusing, DType::kBf16), MatrixPath::kVectorStream)
+            .cycles == 0);
+
+  // Tensor cores (eager stack: the accelerator's own 128x128 tile, no split-K): 4 K steps of
+  // 32 * 128*128 / (8 x 64) = 1024 cycles.
+  const AcceleratorSpec gpu = testing::TensorCoreTestChip();
+  StackProfile eager = testing::EagerTestStack();
+  CHECK(
+      CountMatrixCycles(gemm, Context(gpu, eager, DType::kFp16), MatrixPath::kMatrixUnit).cycles ==
+      4096);
+  // 81 tiles on 80 SMs: two waves.
+  const cost::Gemm tall{.m = int64_t{81} * 128, .k = 128, .n = 128, .groups = 1};
+  CHECK(
+      CountMatrixCycles(tall, Context(gpu, eager, DType::kFp16), MatrixPath::kMatrixUnit).cycles ==
+      8192);
+  // Tiled CUDA cores at 64 fp32 FMAs per cycle per SM: 4 steps of 32 * 128*128 / 64 cycles.
+  eager.gemm_tiled_cuda_cores = true;
+  CHECK(CountMatrixCycles(gemm, Context(gpu, eager, DType::kFp32), MatrixPath::kTiledCudaCores)
+            .cycles == 4.0 * 32 * 128 * 128 / 64);
+}
+
+}  // namespace
+}  // namespace dcnas::sim
