@@ -67,12 +67,12 @@ struct Command {
 
 // Subcommands (one file each in cli/).
 int RunModels(const Args& args);
-int RunSim(const Args& args);        // cmd_sim.cc
-int RunRoofline(const Args& args);   // cmd_roofline.cc
-int RunSweep(const Args& args);      // cmd_sweep.cc
-int RunCompare(const Args& args);    // cmd_compare.cc
-int RunCalibrate(const Args& args);  // cmd_calibrate.cc
-int RunSpace(const Args& args);      // cmd_space.cc
+int RunSim(const Args& args);           // cmd_sim.cc
+int RunRoofline(const Args& args);      // cmd_roofline.cc
+int RunSweep(const Args& args);         // cmd_sweep.cc
+int RunCompare(const Args& args);       // cmd_compare.cc
+int RunCalibrate(const Args& args);     // cmd_calibrate.cc
+int RunSpace(const Args& args);         // cmd_space.cc
 int RunAccuracyData(const Args& args);  // cmd_accuracy_data.cc
 #ifdef DCNAS_WITH_XGBOOST
 int RunSurrogate(const Args& args);  // cmd_surrogate.cc (XGBoost)

@@ -22,8 +22,8 @@ void PrintQuality(const search::surrogate::QualityReport& q, double flops_tau, T
   t.AddRow({"Kendall tau", Metric(q.kendall_tau)});
   t.AddRow({"sparse Kendall tau (0.1 pp)", Metric(q.sparse_kendall_tau)});
   t.AddRow({"top-10% recall", Metric(q.top10_recall)});
-  t.AddRow({"within 1 / 2 std", Metric(q.calibration.within_1_std, 2) + " / " +
-                                     Metric(q.calibration.within_2_std, 2)});
+  t.AddRow({"within 1 / 2 std",
+            Metric(q.calibration.within_1_std, 2) + " / " + Metric(q.calibration.within_2_std, 2)});
   t.AddRow({"FLOPs-only baseline tau", Metric(flops_tau)});
 }
 
@@ -33,14 +33,16 @@ int Fit(const Args& args) {
   search::SurrogateFitOptions o;
   bool no_curve = false;
   options.add_options()("data", po::value(&data_file), "accuracy CSV (`dcnas accuracy-data`)")(
-      "space", po::value(&space_file), "the space the data was sampled from (embedded in the model)")(
+      "space", po::value(&space_file),
+      "the space the data was sampled from (embedded in the model)")(
       "target", po::value(&o.target)->default_value(o.target), "val_accuracy or test_accuracy")(
       "seed", po::value(&o.seed)->default_value(0), "seed of the split and the ensemble")(
       "members", po::value(&o.ensemble.members)->default_value(o.ensemble.members),
-      "ensemble members (bagged, different seeds)")(
-      "no-learning-curve", po::bool_switch(&no_curve), "skip the learning curve")(
-      "out", po::value(&out), "surrogate file (.ubj or .json); also writes OUT.report.json and "
-                              "OUT.parity.svg");
+      "ensemble members (bagged, different seeds)")("no-learning-curve", po::bool_switch(&no_curve),
+                                                    "skip the learning curve")(
+      "out", po::value(&out),
+      "surrogate file (.ubj or .json); also writes OUT.report.json and "
+      "OUT.parity.svg");
   po::variables_map vm;
   if (!Parse(args, "dcnas surrogate fit --data data.csv --space FILE --out model.ubj [--seed S]",
              "Fits the XGBoost accuracy surrogate: 80/10/10 split by architecture, early stopping "
@@ -63,9 +65,8 @@ int Fit(const Args& args) {
   WriteFileAtomic(out + ".parity.svg", fit.parity_svg);
   search::surrogate::SaveSurrogate(out, fit.ensemble, fit.metadata);
   const auto& r = fit.report;
-  std::cout << "surrogate of " << space.name() << ": " << r.groups << " architectures ("
-            << r.rows << " rows): train " << r.train << ", valid " << r.valid << ", test "
-            << r.test << "\n";
+  std::cout << "surrogate of " << space.name() << ": " << r.groups << " architectures (" << r.rows
+            << " rows): train " << r.train << ", valid " << r.valid << ", test " << r.test << "\n";
   Table t({"held-out metric", "value"});
   PrintQuality(r.test_quality, r.flops_baseline_tau, t);
   t.AddRow({"params-only baseline tau", Metric(r.params_baseline_tau)});
@@ -131,7 +132,8 @@ int Predict(const Args& args) {
   if (encodings.empty()) throw UsageError("surrogate predict: no encodings");
   search::Scaling sc;
   if (!scaling.empty()) {
-    if (scaling.size() != 3) throw UsageError("--scaling takes three values: depth width resolution");
+    if (scaling.size() != 3)
+      throw UsageError("--scaling takes three values: depth width resolution");
     sc = {scaling[0], scaling[1], scaling[2]};
   }
   const auto s = search::AccuracySurrogate::Load(model);

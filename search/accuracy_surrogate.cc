@@ -81,17 +81,17 @@ double LogTau(const std::vector<Group>& groups, const std::vector<size_t>& rows,
 }  // namespace
 
 nlohmann::json SurrogateReport::ToJson() const {
-  return {{"rows", rows},
-          {"architectures", groups},
-          {"split", {{"train", train}, {"valid", valid}, {"test", test}}},
-          {"test", test_quality.ToJson()},
-          {"flops_baseline_tau", std::isfinite(flops_baseline_tau)
-                                     ? nlohmann::json(flops_baseline_tau)
-                                     : nlohmann::json(nullptr)},
-          {"params_baseline_tau", std::isfinite(params_baseline_tau)
-                                      ? nlohmann::json(params_baseline_tau)
-                                      : nlohmann::json(nullptr)},
-          {"learning_curve", sg::LearningCurveToJson(learning_curve)}};
+  return {
+      {"rows", rows},
+      {"architectures", groups},
+      {"split", {{"train", train}, {"valid", valid}, {"test", test}}},
+      {"test", test_quality.ToJson()},
+      {"flops_baseline_tau", std::isfinite(flops_baseline_tau) ? nlohmann::json(flops_baseline_tau)
+                                                               : nlohmann::json(nullptr)},
+      {"params_baseline_tau", std::isfinite(params_baseline_tau)
+                                  ? nlohmann::json(params_baseline_tau)
+                                  : nlohmann::json(nullptr)},
+      {"learning_curve", sg::LearningCurveToJson(learning_curve)}};
 }
 
 SurrogateFit FitAccuracySurrogate(const Space& space, const std::string& space_yaml,
@@ -142,14 +142,10 @@ SurrogateFit FitAccuracySurrogate(const Space& space, const std::string& space_y
   chart.note = "Kendall tau " + std::to_string(r.test_quality.kendall_tau).substr(0, 5) +
                ", FLOPs-only tau " + std::to_string(r.flops_baseline_tau).substr(0, 5);
   fit.parity_svg = sg::ParityChartSvg(yte, mean, stddev, chart);
-  fit.metadata = {{"space", space.name()},
-                  {"space_fingerprint", space.fingerprint()},
-                  {"space_yaml", space_yaml},
-                  {"data_file", data.file},
-                  {"data_sha256", data_sha256},
-                  {"target", o.target},
-                  {"feature_names", f.names},
-                  {"ensemble", params.ToJson()},
+  fit.metadata = {{"space", space.name()},      {"space_fingerprint", space.fingerprint()},
+                  {"space_yaml", space_yaml},   {"data_file", data.file},
+                  {"data_sha256", data_sha256}, {"target", o.target},
+                  {"feature_names", f.names},   {"ensemble", params.ToJson()},
                   {"report", r.ToJson()}};
   return fit;
 }
@@ -176,8 +172,9 @@ AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) 
                      " does not match its embedded space (" + space.fingerprint() + ")");
   }
   if (m["feature_names"] != nlohmann::json(FeatureNames(space))) {
-    throw InputError(path + ": metadata.feature_names differ from this dcnas's features of the "
-                            "space (refit the surrogate)");
+    throw InputError(path +
+                     ": metadata.feature_names differ from this dcnas's features of the "
+                     "space (refit the surrogate)");
   }
   if (s.ensemble.num_features() != FeatureNames(space).size()) {
     throw InputError(path + ": the models take " + std::to_string(s.ensemble.num_features()) +

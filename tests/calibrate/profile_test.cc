@@ -9,6 +9,7 @@
 #include "calibrate/sha256.h"
 #include "common/errors.h"
 #include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
 

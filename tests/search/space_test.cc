@@ -10,6 +10,7 @@
 #include "models/block_string.h"
 #include "models/counts.h"
 #include "models/registry.h"
+#include "models/zoo/zoo.h"
 
 namespace dcnas::search {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "sim/engine.h"
 #include "study/compare.h"
 

@@ -3,6 +3,7 @@
 
 #include "common/errors.h"
 #include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "study/roofline.h"
 
 namespace dcnas::study {

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "models/registry.h"
+#include "models/zoo/zoo.h"
 #include "study/sweep.h"
 
 namespace dcnas::study {
