@@ -9,7 +9,8 @@
 // One run per process: Train(graph, options, progress) reads the dataset and writes a run
 // directory. Many runs in one process (accuracy data for a surrogate): load a TrainingData once
 // and call Train(graph, options, data, progress) per run, with out_dir empty to keep the run in
-// memory; runs at the same resolution share the resized images.
+// memory; runs at the same resolution share the resized images. Runs set LibTorch's global
+// generator and thread count, so for reproducible numbers run them one after another.
 #pragma once
 
 #include <cstdint>
