@@ -1,10 +1,16 @@
 // Training a layer graph on Fashion-MNIST with LibTorch (no LibTorch headers here).
 //
-// Data: Debian's dataset-fashion-mnist (gzipped IDX files read with zlib). 5,000 training images,
-// chosen by a fixed shuffle, are held out for validation; the test set is used once at the end.
-// Recipe: cosine learning-rate schedule with linear warm-up, label smoothing, weight decay,
-// random horizontal flips. With one thread and a given seed a run is deterministic, and a
-// resumed run continues exactly where the checkpoint left it.
+// Data: Debian's dataset-fashion-mnist (fashion_mnist.h). 5,000 training images, chosen by a
+// fixed shuffle, are held out for validation; the test set is used once at the end. Recipe:
+// cosine learning-rate schedule with linear warm-up (schedule.h), label smoothing, weight decay,
+// random horizontal flips and optional random shifts (augment.h). With one thread and a given
+// seed a run is deterministic, and a resumed run continues exactly where the checkpoint left it.
+//
+// One run per process: Train(graph, options, progress) reads the dataset and writes a run
+// directory. Many runs in one process (accuracy data for a surrogate): load a TrainingData once
+// and call Train(graph, options, data, progress) per run, with out_dir empty to keep the run in
+// memory; runs at the same resolution share the resized images. Runs set LibTorch's global
+// generator and thread count, so for reproducible numbers run them one after another.
 #pragma once
 
 #include <cstdint>
@@ -13,31 +19,12 @@
 #include <vector>
 
 #include "models/graph.h"
+#include "models/torch/dataset.h"
+#include "models/torch/fashion_mnist.h"
+#include "models/torch/format.h"
+#include "models/torch/schedule.h"
 
 namespace dcnas::models::libtorch {
-
-inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
-
-// One split of an IDX image set: `count` images of rows x cols bytes, and their labels.
-struct ImageSet {
-  int64_t count = 0;
-  int rows = 0;
-  int cols = 0;
-  std::vector<uint8_t> pixels;  // count * rows * cols, row-major
-  std::vector<uint8_t> labels;  // count
-};
-
-// Reads "<dir>/<split>-images-idx3-ubyte.gz" and "<dir>/<split>-labels-idx1-ubyte.gz" (split
-// "train" or "t10k"). Throws InputError naming the file, with the install command when the
-// dataset is absent, or the bad header field.
-ImageSet ReadFashionMnist(const std::string& dir, const std::string& split);
-
-enum class Optimizer { kSgd, kRmsProp, kAdamW };
-Optimizer ParseOptimizer(const std::string& name);  // sgd, rmsprop, adamw; throws InputError
-std::string OptimizerName(Optimizer optimizer);
-// Default learning rate and weight decay of each optimizer (for batch 128).
-double DefaultLearningRate(Optimizer optimizer);
-double DefaultWeightDecay(Optimizer optimizer);
 
 struct TrainOptions {
   std::string dataset = "fashion-mnist";
@@ -52,12 +39,17 @@ struct TrainOptions {
   bool augment = true;  // random horizontal flips
   int crop_pad = 0;     // > 0: random shifts of up to this many pixels (pad and crop)
   int validation_images = 5000;
-  int64_t limit_train = 0;  // > 0: train on at most this many images (smoke tests)
-  int64_t limit_eval = 0;   // > 0: validate and test on at most this many images
+  // > 0: train on the first limit_train images of the training split. The split's order is a
+  // fixed shuffle independent of `seed` (SelectImages), so runs with different seeds train on
+  // the same images, in a seed-dependent order with seed-dependent initialisation and flips.
+  int64_t limit_train = 0;
+  int64_t limit_eval = 0;  // > 0: validate and test on the first this many images of each
   uint64_t seed = 0;
   int threads = 1;
-  std::string out_dir;  // RUN_DIR: checkpoint, metrics.jsonl, result.json
-  bool resume = false;
+  // RUN_DIR: checkpoint, metrics.jsonl, result.json. Empty (only with a TrainingData): the run
+  // writes nothing and lives in memory.
+  std::string out_dir;
+  bool resume = false;       // needs out_dir
   int stop_after_epoch = 0;  // > 0: stop once this epoch is done (continue with resume)
 };
 
@@ -91,12 +83,17 @@ struct TrainResult {
 using ProgressFn = std::function<void(const std::string& line, bool final)>;
 
 // Trains `graph` (one input of 1 or 3 channels at any resolution; the logits op must have 10
-// outputs) on Fashion-MNIST. Images are resized (bilinear) to the graph's input resolution.
-// Writes out_dir/checkpoint.pt, optimizer.pt, state.json after every epoch, metrics.jsonl (one
-// JSON object per epoch) and result.json at the end.
+// outputs) on Fashion-MNIST read from options.data_dir. Images are resized (bilinear) to the
+// graph's input resolution. Needs out_dir: writes out_dir/checkpoint.pt, optimizer.pt,
+// state.json after every epoch, metrics.jsonl (one JSON object per epoch) and result.json at the
+// end (RunDirectory in checkpoint.h). Throws InputError on bad options before reading any file.
 TrainResult Train(const Graph& graph, const TrainOptions& options, const ProgressFn& progress);
 
-// "1h02m", "3m05s", "12s".
-std::string FormatDuration(double seconds);
+// The same run on an already loaded dataset (options.data_dir is not read; options.dataset
+// must name it). With out_dir set it writes the run directory as above; with out_dir empty it
+// writes no file and returns the same numbers as the run-directory run with the same options.
+// Either way it equals Train(graph, options, progress) bit for bit (with one thread).
+TrainResult Train(const Graph& graph, const TrainOptions& options, const TrainingData& data,
+                  const ProgressFn& progress);
 
 }  // namespace dcnas::models::libtorch
