@@ -1,5 +1,6 @@
 #include "search/generate.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include "common/table.h"
 #include "common/text.h"
 #include "models/counts.h"
+#include "models/torch/dataset.h"
 #include "models/torch/train.h"
 
 namespace dcnas::search {
@@ -25,6 +27,11 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace lt = models::libtorch;
+
+// malloc thresholds of a training worker (glibc's dynamic mmap threshold stops at 32 MiB on
+// 64-bit; set explicitly, larger buffers come from the heap and stay there).
+constexpr int kWorkerMmapThresholdBytes = 512 << 20;
+constexpr int kWorkerTrimThresholdBytes = 1 << 30;
 
 uint64_t SplitMix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -46,7 +53,12 @@ T Pick(const std::vector<T>& values, std::mt19937_64& rng) {
 
 // What a worker sends back over its pipe: one JSON object.
 std::string RunJobInChild(const Space& space, const Job& job, const GenerateOptions& o,
-                          const std::string& run_dir) {
+                          const lt::TrainingData& data) {
+  // glibc would return LibTorch's large activation buffers to the kernel after every step and
+  // fault them back in on the next one (a third of a run's CPU time in the kernel); a worker runs
+  // one training, so it keeps them.
+  ::mallopt(M_MMAP_THRESHOLD, kWorkerMmapThresholdBytes);
+  ::mallopt(M_TRIM_THRESHOLD, kWorkerTrimThresholdBytes);
   try {
     ProxySettings proxy = space.proxy();
     proxy.resolution = o.recipe.resolution;
@@ -64,8 +76,7 @@ std::string RunJobInChild(const Space& space, const Job& job, const GenerateOpti
     t.limit_eval = o.limit_eval;
     t.seed = job.seed;
     t.threads = 1;
-    t.out_dir = run_dir;
-    const lt::TrainResult r = lt::Train(graph, t, [](const std::string&, bool) {});
+    const lt::TrainResult r = lt::Train(graph, t, data, [](const std::string&, bool) {});
     return nlohmann::json{{"val_accuracy", r.val_accuracy * 100.0},
                           {"test_accuracy", r.test_accuracy * 100.0},
                           {"proxy_params", r.params},
@@ -79,7 +90,6 @@ std::string RunJobInChild(const Space& space, const Job& job, const GenerateOpti
 struct Running {
   size_t job = 0;
   int fd = -1;
-  std::string run_dir;
 };
 
 std::string ReadAll(int fd) {
@@ -191,10 +201,8 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
            true);
   if (todo.empty()) return summary;
 
-  const fs::path runs_root =
-      fs::path(o.out).parent_path() / (fs::path(o.out).filename().string() + ".runs");
-  fs::remove_all(runs_root);  // leftovers of runs killed in flight
-  fs::create_directories(runs_root);
+  // Read once here (no LibTorch in the parent); the workers inherit it.
+  const lt::TrainingData data = lt::TrainingData::Load(o.data_dir);
   const pid_t parent = ::getpid();
   std::map<pid_t, Running> running;
   size_t next = 0;
@@ -204,14 +212,14 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
       const size_t j = todo[next++];
       int fds[2];
       if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-      Running run{j, fds[0], (runs_root / ("run-" + std::to_string(j))).string()};
+      Running run{j, fds[0]};
       const pid_t pid = ::fork();
       if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
       if (pid == 0) {
         ::close(fds[0]);
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(1);
-        const std::string msg = RunJobInChild(space, jobs[j], o, run.run_dir);
+        const std::string msg = RunJobInChild(space, jobs[j], o, data);
         size_t off = 0;
         while (off < msg.size()) {
           const ssize_t n = ::write(fds[1], msg.data() + off, msg.size() - off);
@@ -238,7 +246,6 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
     running.erase(it);
     const std::string msg = ReadAll(run.fd);
     ::close(run.fd);
-    fs::remove_all(run.run_dir);
     AccuracyRow& row = rows[run.job];
     std::string error;
     nlohmann::json j;
@@ -271,7 +278,6 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
                  "% in " + lt::FormatDuration(row.train_time_s),
              false);
   }
-  fs::remove_all(runs_root);
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

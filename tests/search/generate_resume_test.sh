@@ -23,7 +23,7 @@ check "uninterrupted run" 0 "$dcnas" accuracy-data generate "${opts[@]}" --out "
 "$dcnas" accuracy-data generate "${opts[@]}" --out "$tmp/k.csv" 2>"$tmp/k.err" &
 pid=$!
 for _ in $(seq 1 600); do
-  [ "$(wc -l < "$tmp/k.csv" 2>/dev/null || echo 0)" -ge 2 ] && break
+  [ -f "$tmp/k.csv" ] && [ "$(wc -l < "$tmp/k.csv")" -ge 2 ] && break
   sleep 0.2
 done
 kill -9 "$pid"; wait "$pid" 2>/dev/null
@@ -33,7 +33,6 @@ if [ "$rows" -ge 1 ] && [ "$rows" -lt 3 ]; then echo "ok   killed after $rows ro
   echo "FAIL killed run has $rows rows"; fails=$((fails + 1)); fi
 if pgrep -f "$tmp/k.csv" >/dev/null; then echo "FAIL workers outlived the killed parent";
   fails=$((fails + 1)); else echo "ok   no worker outlived the parent"; fi
-head -c 60 "$tmp/ref.csv" | tail -c 0  # keep set -u quiet
 printf 'dc-accelerator,%s,0.1' "torn" >> "$tmp/k.csv"   # a write cut by the kill
 check "no --resume on an existing file" 2 "$dcnas" accuracy-data generate "${opts[@]}" --out "$tmp/k.csv"
 check "resume" 0 "$dcnas" accuracy-data generate "${opts[@]}" --out "$tmp/k.csv" --resume
