@@ -32,14 +32,15 @@ std::string DataDir() {
     }
     return env;
   }
-#ifdef DCNAS_SOURCE_DATA_DIR
-  if (IsDataDir(DCNAS_SOURCE_DATA_DIR)) return DCNAS_SOURCE_DATA_DIR;
-#endif
+  // An installed binary: <bindir>/<DCNAS_BIN_TO_DATA> is <datadir>/dcnas, also under a DESTDIR
+  // or a moved prefix; then the configured absolute <datadir>/dcnas.
   const fs::path exe_dir = ExecutableDir();
-  for (const fs::path& candidate : {exe_dir / ".." / ".." / "data", exe_dir / ".." / "data",
-                                    exe_dir / ".." / "share" / "dcnas" / "data"}) {
-    if (IsDataDir(candidate)) return fs::weakly_canonical(candidate).string();
+  if (!exe_dir.empty() && IsDataDir(exe_dir / DCNAS_BIN_TO_DATA)) {
+    return fs::weakly_canonical(exe_dir / DCNAS_BIN_TO_DATA).string();
   }
+  if (IsDataDir(DCNAS_INSTALL_DATA_DIR)) return DCNAS_INSTALL_DATA_DIR;
+  // A binary in its build tree: the source tree's data/.
+  if (IsDataDir(DCNAS_SOURCE_DATA_DIR)) return DCNAS_SOURCE_DATA_DIR;
   throw InputError("cannot find dcnas's data directory; set DCNAS_DATA_DIR to the data/ folder");
 }
 
