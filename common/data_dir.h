@@ -1,7 +1,7 @@
 // Locating dcnas's shipped data (data/accelerators, data/stacks, data/calibrated,
 // data/measurements): $DCNAS_DATA_DIR if set, else <datadir>/dcnas of an installed binary (found
-// relative to the executable first, so a DESTDIR or moved prefix works), else the source tree's
-// data/ for a binary run from its build tree.
+// relative to the executable, so a DESTDIR or moved prefix works), else the source tree's data/
+// for a binary in its build tree, else the configured <prefix>/<datadir>/dcnas.
 #pragma once
 
 #include <string>
