@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -23,6 +24,15 @@ bool IsDataDir(const fs::path& dir) {
   return fs::is_directory(dir / "accelerators", ec) || fs::is_directory(dir / "measurements", ec);
 }
 
+bool InBuildTree(const fs::path& exe_dir) {
+  std::error_code ec;
+  const fs::path build = fs::weakly_canonical(DCNAS_BUILD_DIR, ec);
+  if (ec || exe_dir.empty()) return false;
+  const fs::path exe = fs::weakly_canonical(exe_dir, ec);
+  if (ec) return false;
+  return std::mismatch(build.begin(), build.end(), exe.begin(), exe.end()).first == build.end();
+}
+
 }  // namespace
 
 std::string DataDir() {
@@ -32,14 +42,15 @@ std::string DataDir() {
     }
     return env;
   }
-#ifdef DCNAS_SOURCE_DATA_DIR
-  if (IsDataDir(DCNAS_SOURCE_DATA_DIR)) return DCNAS_SOURCE_DATA_DIR;
-#endif
+  // An installed binary: <bindir>/<DCNAS_BIN_TO_DATA> is <datadir>/dcnas, also under a DESTDIR
+  // or a moved prefix.
   const fs::path exe_dir = ExecutableDir();
-  for (const fs::path& candidate : {exe_dir / ".." / ".." / "data", exe_dir / ".." / "data",
-                                    exe_dir / ".." / "share" / "dcnas" / "data"}) {
-    if (IsDataDir(candidate)) return fs::weakly_canonical(candidate).string();
+  if (!exe_dir.empty() && IsDataDir(exe_dir / DCNAS_BIN_TO_DATA)) {
+    return fs::weakly_canonical(exe_dir / DCNAS_BIN_TO_DATA).string();
   }
+  // A binary in its build tree reads the source tree's data/, never an older installed copy.
+  if (InBuildTree(exe_dir) && IsDataDir(DCNAS_SOURCE_DATA_DIR)) return DCNAS_SOURCE_DATA_DIR;
+  if (IsDataDir(DCNAS_INSTALL_DATA_DIR)) return DCNAS_INSTALL_DATA_DIR;
   throw InputError("cannot find dcnas's data directory; set DCNAS_DATA_DIR to the data/ folder");
 }
 

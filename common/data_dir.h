@@ -1,6 +1,7 @@
 // Locating dcnas's shipped data (data/accelerators, data/stacks, data/calibrated,
-// data/measurements): $DCNAS_DATA_DIR if set, else the source tree's data/ next to the build
-// tree the executable runs from, else <prefix>/share/dcnas/data for an installed binary.
+// data/measurements): $DCNAS_DATA_DIR if set, else <datadir>/dcnas of an installed binary (found
+// relative to the executable, so a DESTDIR or moved prefix works), else the source tree's data/
+// for a binary in its build tree, else the configured <prefix>/<datadir>/dcnas.
 #pragma once
 
 #include <string>

@@ -117,7 +117,7 @@ double FitFont(std::string_view s, double preferred_px, double max_px) {
 
 // Mantissa m (1..9) times 10^e as a short label: 2, 20, 2k, 0.2, 2e-3.
 std::string PowerLabel(int m, int e) {
-  static const char* kSi[] = {"", "k", "M", "G", "T", "P", "E"};
+  static const char* const kSi[] = {"", "k", "M", "G", "T", "P", "E"};
   if (e >= 0 && e < 21) {
     return std::to_string(m * static_cast<int>(std::pow(10, e % 3))) + kSi[e / 3];
   }
@@ -129,7 +129,7 @@ std::string PowerLabel(int m, int e) {
 std::string LinearLabel(double v, double step, double max_abs) {
   if (v == 0) return "0";
   if (max_abs >= 1e4 && max_abs < 1e21) {
-    static const char* kSi[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char* const kSi[] = {"", "k", "M", "G", "T", "P", "E"};
     int k = static_cast<int>(std::floor(std::log10(max_abs) / 3 + 1e-9));
     double scale = std::pow(1000.0, k);
     int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step / scale) + 1e-9)));

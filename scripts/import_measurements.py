@@ -3,12 +3,13 @@
 
 Reads the collected measurement tables (the folder given as the first argument: the common long
 CSVs plus their SOURCES.md), maps the sources' model names to dcnas zoo names through
-data/measurements/model_map.csv, assigns each row a device, software stack, precision and
+data/measurements/bookkeeping/model_map.csv, assigns each row a device, software stack, precision and
 measurement regime, and writes:
 
   data/measurements/<group>.csv   the rows dcnas can simulate, provenance columns kept
-  data/measurements/excluded.csv  every row not imported, aggregated by source model and reason
-  data/measurements/import_summary.csv  counts per device and regime, imported vs excluded
+  data/measurements/bookkeeping/excluded.csv  every row not imported, by source model and reason
+  data/measurements/bookkeeping/import_summary.csv  counts per device and regime, imported vs
+      excluded
 
 Nothing is invented: latency_ms is the published per-batch latency, or batch_size / throughput
 when only a throughput was published (the row's notes say so). dcnas itself never reads the
@@ -296,7 +297,8 @@ def main(argv):
     src = argv[1]
     data = argv[2] if len(argv) > 2 else os.path.join(os.path.dirname(__file__), '..', 'data')
     out_dir = os.path.join(data, 'measurements')
-    model_map = load_model_map(os.path.join(out_dir, 'model_map.csv'))
+    book_dir = os.path.join(out_dir, 'bookkeeping')
+    model_map = load_model_map(os.path.join(book_dir, 'model_map.csv'))
 
     imported = collections.defaultdict(list)
     excluded_rows = []  # (source_id, source_model, source_device, reason, detail)
@@ -327,7 +329,7 @@ def main(argv):
                 continue
             imported['tpu_v3'].append(out)
 
-    os.makedirs(out_dir, exist_ok=True)
+    os.makedirs(book_dir, exist_ok=True)
     summary = collections.Counter()
     for group, rows in sorted(imported.items()):
         rows = dedupe(rows, excluded_rows)
@@ -345,12 +347,12 @@ def main(argv):
     for sid, model, dev, reason, detail in excluded_rows:
         agg[(sid, model, dev, reason, detail)] += 1
         summary[(DEVICES.get(dev, 'other devices'), '', 'excluded: ' + reason)] += 1
-    with open(os.path.join(out_dir, 'excluded.csv'), 'w', newline='', encoding='utf-8') as f:
+    with open(os.path.join(book_dir, 'excluded.csv'), 'w', newline='', encoding='utf-8') as f:
         w = csv.writer(f, lineterminator='\n')
         w.writerow(['source_id', 'source_model', 'source_device', 'reason', 'detail', 'rows'])
         for key in sorted(agg):
             w.writerow(list(key) + [agg[key]])
-    with open(os.path.join(out_dir, 'import_summary.csv'), 'w', newline='',
+    with open(os.path.join(book_dir, 'import_summary.csv'), 'w', newline='',
               encoding='utf-8') as f:
         w = csv.writer(f, lineterminator='\n')
         w.writerow(['device', 'regime', 'outcome', 'rows'])
@@ -365,7 +367,7 @@ def main(argv):
             os.remove(stale)
     total_in = sum(v for k, v in summary.items() if k[2] == 'imported')
     total_out = len(excluded_rows)
-    print('imported %d rows into %d files, excluded %d rows (see excluded.csv)' %
+    print('imported %d rows into %d files, excluded %d rows (see bookkeeping/excluded.csv)' %
           (total_in, len(imported), total_out))
     reasons = collections.Counter(r[3] for r in excluded_rows)
     for reason, n in reasons.most_common():

@@ -3,9 +3,9 @@
 # first). Packages already present are not reinstalled.
 set -euo pipefail
 packages=(
-  meson ninja-build pkg-config g++ python3
+  meson ninja-build pkg-config g++ python3 clang clang-tidy clang-format
   libboost-graph-dev libboost-program-options-dev libeigen3-dev libyaml-cpp-dev
-  nlohmann-json3-dev libfmt-dev zlib1g-dev catch2 libbenchmark-dev
+  nlohmann-json3-dev zlib1g-dev catch2 libbenchmark-dev
   libtorch-dev libopenblas0-pthread dataset-fashion-mnist libxgboost-dev
 )
 missing=()

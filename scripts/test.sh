@@ -1,22 +1,114 @@
 #!/usr/bin/env bash
-# The test command: installs the Debian packages, builds dcnas with warnings as errors, runs every
-# test suite (meson test), and ends with "N passed, M failed". Exit code 0 only if all pass.
+# The test command: installs the Debian packages, then runs every CI leg and step and ends with
+# "N passed, M failed" summed over all of them. Exit code 0 only if all pass.
+#
+#   torch     g++, -Dtorch=enabled, -Werror: build, every meson test suite (includes the
+#             installed-binary check and the lint suite)
+#   notorch   clang++, -Dtorch=disabled, -Werror: build, every meson test suite but lint (the
+#             sources are the same)
+#   tidy      clang-tidy (.clang-tidy) over the core sources (scripts/clang-tidy.sh)
+#
+# Each leg builds in its own directory (build-test-torch, build-test-notorch; BUILD_PREFIX
+# overrides build-test). A directory configured with other options or another compiler is wiped
+# and set up again; otherwise it is reconfigured. LEGS="torch tidy" runs a subset; JOBS (2)
+# bounds build and test parallelism. Extra arguments go to every `meson test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
-build_dir="${BUILD_DIR:-build-test}"
-if [ ! -f "$build_dir/build.ninja" ]; then
-  meson setup "$build_dir" --buildtype=release -Dwerror=true -Dtorch=enabled \
-    || { echo "0 passed, 1 failed"; exit 1; }
+jobs="${JOBS:-2}"
+prefix="${BUILD_PREFIX:-build-test}"
+legs="${LEGS:-torch notorch tidy}"
+passed=0
+failed=0
+
+step_result() {  # NAME STATUS: one CI step that counts as one test
+  if [ "$2" -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "== $1: ok"
+  else
+    failed=$((failed + 1))
+    echo "== $1: FAILED"
+  fi
+}
+
+# setup DIR CXX ARGS...: a build directory configured exactly with CXX and ARGS.
+setup() {
+  local dir="$1" compiler="$2"
+  shift 2
+  local want="CXX=${compiler} $*"
+  if [ -f "$dir/build.ninja" ] && [ "$(cat "$dir/.dcnas-setup" 2>/dev/null)" = "$want" ]; then
+    CXX="$compiler" meson setup --reconfigure "$dir" "$@" >/dev/null || return 1
+  else
+    [ -e "$dir" ] && echo "== $dir: set up with other options or broken; wiping it"
+    rm -rf "$dir"
+    CXX="$compiler" meson setup "$dir" "$@" || return 1
+  fi
+  echo "$want" >"$dir/.dcnas-setup"
+}
+
+# leg NAME DIR CXX SETUP_ARGS... -- TEST_ARGS...: build and run every meson test suite.
+leg() {
+  local name="$1" dir="$2" compiler="$3"
+  shift 3
+  local setup_args=()
+  while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+    setup_args+=("$1")
+    shift
+  done
+  [ "$#" -gt 0 ] && shift
+  echo "== leg $name: $compiler ${setup_args[*]} in $dir"
+  if ! setup "$dir" "$compiler" "${setup_args[@]}" || ! ninja -C "$dir" -j "$jobs"; then
+    step_result "leg $name: build" 1
+    return
+  fi
+  local log
+  log=$(mktemp)
+  meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "$@" 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  count() { grep -E "^$1:" "$log" | tail -1 | awk '{print $NF}'; }
+  local ok fail timeout unexpected
+  ok=$(count "Ok")
+  fail=$(count "Fail")
+  timeout=$(count "Timeout")
+  unexpected=$(count "Unexpected Pass")
+  rm -f "$log"
+  local bad=$((${fail:-0} + ${timeout:-0} + ${unexpected:-0}))
+  if [ -z "$ok" ] || { [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; }; then bad=$((bad + 1)); fi
+  echo "== leg $name: ${ok:-0} passed, $bad failed"
+  passed=$((passed + ${ok:-0}))
+  failed=$((failed + bad))
+}
+
+if ! scripts/install-deps.sh; then
+  echo "0 passed, 1 failed"
+  exit 1
 fi
-ninja -C "$build_dir" -j "${JOBS:-2}" || { echo "0 passed, 1 failed"; exit 1; }
-log=$(mktemp)
-meson test -C "$build_dir" --print-errorlogs --num-processes "${JOBS:-2}" "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-count() { grep -E "^$1:" "$log" | tail -1 | awk '{print $NF}'; }
-ok=$(count "Ok"); fail=$(count "Fail"); timeout=$(count "Timeout"); unexpected=$(count "Unexpected Pass")
-failed=$(( ${fail:-0} + ${timeout:-0} + ${unexpected:-0} ))
-rm -f "$log"
-if [ -z "$ok" ]; then ok=0; failed=$((failed > 0 ? failed : 1)); fi
-echo "${ok} passed, ${failed} failed"
-if [ "$status" -ne 0 ] || [ "$failed" -ne 0 ]; then exit 1; fi
+start=$SECONDS
+for l in $legs; do
+  case "$l" in
+    torch)
+      leg torch "$prefix-torch" "${CXX_TORCH:-g++}" --buildtype=release -Dwerror=true \
+        -Dtorch=enabled -- "$@"
+      ;;
+    notorch)
+      leg notorch "$prefix-notorch" "${CXX_NOTORCH:-clang++}" --buildtype=release \
+        -Dwerror=true -Dtorch=disabled -- --no-suite lint "$@"
+      ;;
+    tidy)
+      # Uses the clang leg's compile_commands.json (configured here if that leg did not run).
+      if setup "$prefix-notorch" "${CXX_NOTORCH:-clang++}" --buildtype=release -Dwerror=true \
+        -Dtorch=disabled; then
+        scripts/clang-tidy.sh "$prefix-notorch"
+        step_result "clang-tidy" $?
+      else
+        step_result "clang-tidy: setup" 1
+      fi
+      ;;
+    *)
+      echo "unknown leg $l (torch, notorch, tidy)"
+      failed=$((failed + 1))
+      ;;
+  esac
+done
+echo "== all legs: $((SECONDS - start)) s"
+echo "${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ]

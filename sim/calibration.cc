@@ -1,5 +1,7 @@
 #include "sim/calibration.h"
 
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -123,6 +125,22 @@ CalibrationParams DefaultCalibration(const std::vector<Override>& overrides) {
   return c;
 }
 
+namespace {
+
+// A number written with the digits it has: the shortest form that reads back to the same double
+// (0.8, not the emitter's 0.80000000000000004).
+void EmitNumber(YAML::Emitter& out, double v) {
+  if (!std::isfinite(v)) {
+    out << v;
+    return;
+  }
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  out << std::string(buffer, end);
+}
+
+}  // namespace
+
 std::string CalibrationToYaml(const CalibrationParams& c) {
   YAML::Emitter out;
   out << YAML::BeginMap;
@@ -136,11 +154,16 @@ std::string CalibrationToYaml(const CalibrationParams& c) {
   out << YAML::Key << "measurements_sha256" << YAML::Value << c.measurements_sha256;
   out << YAML::Key << "date" << YAML::Value << c.date;
   out << YAML::Key << "fit" << YAML::Value << YAML::BeginMap;
-  for (const auto& [k, v] : c.fit_metrics) out << YAML::Key << k << YAML::Value << v;
+  for (const auto& [k, v] : c.fit_metrics) {
+    out << YAML::Key << k << YAML::Value;
+    EmitNumber(out, v);
+  }
   out << YAML::EndMap << YAML::EndMap;
   out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
   for (const auto& f : CalibrationFields()) {
-    out << YAML::Key << f.name << YAML::Value << c.*f.member << YAML::Comment(f.doc);
+    out << YAML::Key << f.name << YAML::Value;
+    EmitNumber(out, c.*f.member);
+    out << YAML::Comment(f.doc);
   }
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

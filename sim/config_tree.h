@@ -20,8 +20,8 @@ struct Override {
   std::string value;
 };
 
-// Parses "a.b=1" (and "a.b=1,2,3" for sweeps: see SplitSweep); throws InputError on a
-// missing '=' or empty key.
+// Parses "a.b=1" (and "a.b=1,2,3" for sweeps, which split the value at commas); throws InputError
+// on a missing '=' or empty key.
 Override ParseOverride(const std::string& text);
 
 // Loads a YAML file (throws InputError naming the file on a syntax error, with line).

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "calibrate/csv_reader.h"
 #include "calibrate/measurement.h"
@@ -24,16 +25,16 @@
 namespace dcnas::calibrate {
 namespace {
 
-// Not imported measurements: the importer's bookkeeping, and dcnas's own CPU timings
-// (host-cpu.csv, written by `dcnas measure`, checked separately below).
-const std::set<std::string> kNotImported = {"model_map.csv", "excluded.csv", "import_summary.csv",
-                                            "host-cpu.csv"};
+// Not imported measurements: dcnas's own CPU timings (host-cpu.csv, written by `dcnas measure`,
+// checked separately below). The importer's bookkeeping lives in measurements/bookkeeping/.
+const std::set<std::string> kNotImported = {"host-cpu.csv"};
 
 std::vector<std::string> MeasurementFiles() {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(DataPath("measurements"))) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() == ".csv" && !kNotImported.count(name)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".csv" &&
+        !kNotImported.count(name)) {
       files.push_back(entry.path().string());
     }
   }
@@ -94,7 +95,8 @@ TEST_CASE("dcnas's own host-cpu timings load and name zoo models", "[calibrate][
 }
 
 TEST_CASE("the model map names only zoo models", "[calibrate][golden]") {
-  const auto records = ParseCsv(ReadFile(DataPath("measurements/model_map.csv")), "model_map.csv");
+  const auto records =
+      ParseCsv(ReadFile(DataPath("measurements/bookkeeping/model_map.csv")), "model_map.csv");
   REQUIRE(records.size() > 50);
   REQUIRE(records[0].fields ==
           std::vector<std::string>{"source", "source_model", "dcnas_model", "decision", "reason"});
@@ -113,8 +115,8 @@ TEST_CASE("the model map names only zoo models", "[calibrate][golden]") {
 TEST_CASE("the import summary accounts for every shipped row", "[calibrate][golden]") {
   std::map<std::pair<std::string, std::string>, int> shipped;
   for (const Measurement& m : AllRows()) ++shipped[{m.device, m.regime}];
-  const auto records =
-      ParseCsv(ReadFile(DataPath("measurements/import_summary.csv")), "import_summary.csv");
+  const auto records = ParseCsv(ReadFile(DataPath("measurements/bookkeeping/import_summary.csv")),
+                                "import_summary.csv");
   std::map<std::pair<std::string, std::string>, int> summary;
   for (size_t i = 1; i < records.size(); ++i) {
     const auto& f = records[i].fields;
@@ -172,6 +174,14 @@ TEST_CASE("shipped calibrated profiles match the measurements they were fitted t
       contents += ReadFile(DataPath(file.substr(5)));
     }
     CHECK(Sha256Hex(contents) == provenance["measurements_sha256"].as<std::string>());
+    // Below the comment header, the file is what sim::CalibrationToYaml writes (numbers with
+    // the digits they have).
+    std::istringstream lines(ReadFile(path));
+    std::string body;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind('#', 0) != 0) body += line + "\n";
+    }
+    CHECK(body == sim::CalibrationToYaml(sim::LoadCalibration(path)));
   }
 }
 

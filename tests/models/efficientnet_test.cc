@@ -1,5 +1,6 @@
 // Acceptance: the zoo's EfficientNet and EfficientNet-X counts against published figures and
-// against the counts derived from the reference TensorFlow code (paper_facts, section 7).
+// against the counts derived from the reference TensorFlow code (tensorflow/tpu
+// efficientnet_builder.py, efficientnet_x_builder.py).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -18,7 +19,8 @@ struct Expected {
   double gmacs;  // derived from the reference code's definitions, 3 decimals
 };
 
-// paper_facts.md section 7: params are exact; GMACs are rounded to 3 decimals.
+// Counted from the reference code's definitions: params are exact; GMACs are rounded to 3
+// decimals.
 const Expected kExpected[] = {
     {"efficientnet-b0", 5288548, 0.386},          {"efficientnet-b1", 7794184, 0.687},
     {"efficientnet-b2", 9109994, 0.994},          {"efficientnet-b3", 12233232, 1.827},

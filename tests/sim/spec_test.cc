@@ -175,5 +175,24 @@ TEST_CASE("calibration: defaults, overrides, YAML round trip, bad keys") {
   CHECK_THROWS_WITH(LoadCalibration(range), Contains("params.overlap"));
 }
 
+TEST_CASE("calibration YAML: numbers with the digits they have, read back exactly") {
+  CalibrationParams c = DefaultCalibration();
+  c.overlap = 0.8;
+  c.memory_efficiency = 0.1 + 0.2;  // 0.30000000000000004: all 17 digits are needed
+  c.fit_metrics["after_mape_pct"] = 20.285176959185357;
+  c.fit_metrics["rows"] = 9;
+  const std::string yaml = CalibrationToYaml(c);
+  CHECK_THAT(yaml, Contains("overlap: 0.8  #"));
+  CHECK_THAT(yaml, !Contains("0.80000000000000004"));
+  CHECK_THAT(yaml, Contains("memory_efficiency: 0.30000000000000004  #"));
+  CHECK_THAT(yaml, Contains("rows: 9\n"));
+  TempDir dir;
+  const CalibrationParams back = LoadCalibration(dir.Write("short.yaml", yaml));
+  CHECK(back.overlap == 0.8);
+  CHECK(back.memory_efficiency == 0.1 + 0.2);
+  CHECK(back.fit_metrics.at("after_mape_pct") == 20.285176959185357);
+  CHECK(back.Fingerprint() == c.Fingerprint());
+}
+
 }  // namespace
 }  // namespace dcnas::sim

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `meson install` into a scratch DESTDIR, then the installed dcnas runs from another folder with
+# neither the source tree's data nor $DCNAS_DATA_DIR: it reads <prefix>/share/dcnas.
+set -u
+build_dir="$1"
+# shellcheck source=smoke_lib.sh
+source "$(dirname "$0")/smoke_lib.sh"
+unset DCNAS_DATA_DIR
+
+check "meson install" 0 meson install -C "$build_dir" --no-rebuild --destdir "$tmp/dest"
+dcnas=$(find "$tmp/dest" -path '*/bin/dcnas' -type f | head -1)
+data=$(find "$tmp/dest" -path '*/share/dcnas/accelerators/tpu-v3.yaml' -type f | head -1)
+if [ -z "$dcnas" ] || [ -z "$data" ]; then
+  echo "FAIL installed files: bin/dcnas '${dcnas}', share/dcnas/accelerators/tpu-v3.yaml '${data}'"
+  find "$tmp/dest" -maxdepth 4 | head -20
+  exit 1
+fi
+echo "ok   installed $dcnas and its data"
+for d in stacks calibrated measurements measurements/bookkeeping; do
+  if [ -d "$(dirname "$(dirname "$data")")/$d" ]; then echo "ok   installed data/$d"; else
+    echo "FAIL data/$d not installed"; fails=$((fails + 1)); fi
+done
+
+mkdir -p "$tmp/elsewhere"
+cd "$tmp/elsewhere" || exit 1
+check "installed sim from another folder" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3
+contains "installed sim latency" "$tmp/out" "ms per batch"
+# The installed data is what it reads: without the installed chip file the same command fails
+# as an unknown accelerator, although the source tree still has data/accelerators/tpu-v3.yaml.
+mv "$data" "$data.moved"
+check "installed sim without the installed chip file" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3
+contains "tpu-v3 unknown to the installed binary" "$tmp/err" "unknown accelerator 'tpu-v3'"
+mv "$data.moved" "$data"
+smoke_finish
