@@ -216,7 +216,7 @@ std::vector<std::string> PatchFields(const LayerPatch& p) {
 }
 
 // A raw choice list as read from YAML: key -> node (a scalar, a sequence, or `op` maps).
-using RawChoices = std::map<std::string, YAML::Node>;
+using RawChoices = std::map<std::string, std::pair<std::string, YAML::Node>>;  // key -> where, node
 
 void ReadChoiceMap(const YAML::Node& node, const std::string& file, const std::string& path,
                    RawChoices& out) {
@@ -230,7 +230,7 @@ void ReadChoiceMap(const YAML::Node& node, const std::string& file, const std::s
                        DidYouMean(key, known));
     }
     out.erase(key);
-    out.emplace(key, kv.second);
+    out.emplace(key, std::make_pair(path + "." + key, kv.second));
   }
 }
 
@@ -238,8 +238,9 @@ void ReadChoiceMap(const YAML::Node& node, const std::string& file, const std::s
 void BuildUnit(const RawChoices& raw, const std::string& file, const std::string& path,
                Unit& unit) {
   std::map<std::string, std::string> set_by;  // field -> choice key that sets it
-  for (const auto& [key, node] : raw) {
-    const std::string kpath = path + "." + key;
+  for (const auto& [key, entry] : raw) {
+    const std::string& kpath = entry.first;  // where the choice was written (stage or defaults)
+    const YAML::Node& node = entry.second;
     std::vector<LayerPatch> values;
     if (key == "op") {
       if (!node.IsSequence()) throw InputError(Where(file, node) + kpath + ": expected a list");
@@ -450,7 +451,7 @@ Space Space::Parse(const std::string& yaml_text, const std::string& file) {
           if (!own.count(f) && merged.count(f) && defaults.count(f)) {
             // Keep a default only when the op does not set the same field.
             bool op_sets = false;
-            for (const auto& v : own["op"]) op_sets = op_sets || v[f].IsDefined();
+            for (const auto& v : own["op"].second) op_sets = op_sets || v[f].IsDefined();
             if (op_sets) merged.erase(f);
           }
         }
