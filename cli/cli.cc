@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "common/file_io.h"
@@ -87,6 +89,17 @@ models::Graph ModelSelection::Load() const {
     return models::BuildBlockNetwork("blocks", spec, BuildOptions());
   }
   return models::BuiltinModels().Build(model, BuildOptions());
+}
+
+std::function<void(const std::string& line, bool final)> StatusLine(bool print_updates_when_piped) {
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  return [terminal, print_updates_when_piped](const std::string& line, bool final) {
+    if (terminal) {
+      std::cerr << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
+    } else if (final || print_updates_when_piped) {
+      std::cerr << line << "\n";
+    }
+  };
 }
 
 }  // namespace dcnas::cli

@@ -4,6 +4,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,10 @@ struct ModelSelection {
   models::Graph Load() const;
   bool HasSource() const { return !model.empty() || !graph_path.empty() || !blocks.empty(); }
 };
+
+// A progress reporter for long commands: on a terminal, updates rewrite one status line and
+// final lines stay; when stderr is piped, final lines only (and updates too when asked).
+std::function<void(const std::string& line, bool final)> StatusLine(bool print_updates_when_piped);
 
 // One `dcnas` subcommand.
 struct Command {

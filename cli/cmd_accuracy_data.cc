@@ -64,17 +64,10 @@ int Generate(const Args& args) {
   r.resolution = proxy_resolution > 0 ? proxy_resolution : space.proxy().resolution;
   r.width = proxy_width > 0 ? proxy_width : space.proxy().width;
   r.removed_downsamples = removed >= 0 ? removed : space.proxy().removed_downsamples;
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  const auto summary = search::Generate(space, g, [tty](const std::string& line, bool final) {
-    if (final || !tty) {
-      std::cerr << (tty ? "\r\033[K" : "") << line << "\n";
-    } else {
-      std::cerr << "\r\033[K" << line << std::flush;
-    }
-  });
-  std::cerr << (tty ? "\n" : "") << "accuracy-data: " << summary.trained << " trained, "
-            << summary.already_done << " already done, " << summary.failed << " failed of "
-            << summary.planned << " planned -> " << g.out << "\n";
+  const auto summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
+  std::cerr << "accuracy-data: " << summary.trained << " trained, " << summary.already_done
+            << " already done, " << summary.failed << " failed of " << summary.planned
+            << " planned -> " << g.out << "\n";
   return summary.failed > 0 ? 1 : 0;
 }
 #endif

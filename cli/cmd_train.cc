@@ -21,30 +21,32 @@ constexpr int kProxyResolution = 32;
 constexpr int kProxyRemovedDownsamples = 1;
 constexpr double kProxyWidthScale = 0.25;
 
-}  // namespace
-
-int RunTrain(const Args& args) {
-  po::options_description options("options");
+// What the command line says besides the trainer's own options.
+struct TrainArgs {
   std::string model, graph_path, optimizer, out;
   std::vector<std::string> blocks;
   double width = 1.0, depth = 1.0, width_scale = 0.0;
   int resolution = 0, removed = -1;
   bool proxy = false, no_augment = false;
   lt::TrainOptions t;
-  options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
-      "graph", po::value(&graph_path), "train the layer graph in this JSON file instead")(
-      "blocks", po::value(&blocks)->multitoken(),
+};
+
+void AddTrainOptions(po::options_description& options, TrainArgs& a) {
+  lt::TrainOptions& t = a.t;
+  options.add_options()("model", po::value(&a.model), "zoo model name (`dcnas models list`)")(
+      "graph", po::value(&a.graph_path), "train the layer graph in this JSON file instead")(
+      "blocks", po::value(&a.blocks)->multitoken(),
       "train an EfficientNet-style network from block strings instead")(
-      "width", po::value(&width)->default_value(1.0), "width coefficient for --blocks")(
-      "depth", po::value(&depth)->default_value(1.0), "depth coefficient for --blocks")(
+      "width", po::value(&a.width)->default_value(1.0), "width coefficient for --blocks")(
+      "depth", po::value(&a.depth)->default_value(1.0), "depth coefficient for --blocks")(
       "dataset", po::value(&t.dataset)->default_value("fashion-mnist"), "dataset: fashion-mnist")(
       "data-dir", po::value(&t.data_dir)->default_value(lt::kFashionMnistDir),
       "directory of the gzipped IDX files")("epochs", po::value(&t.epochs)->default_value(10),
                                             "training epochs")(
-      "resolution", po::value(&resolution)->default_value(0),
+      "resolution", po::value(&a.resolution)->default_value(0),
       "input resolution in pixels (images are resized; default 32 with --proxy, else 28)")(
       "batch", po::value(&t.batch)->default_value(128), "training batch size")(
-      "optimizer", po::value(&optimizer)->default_value("sgd"), "sgd, rmsprop or adamw")(
+      "optimizer", po::value(&a.optimizer)->default_value("sgd"), "sgd, rmsprop or adamw")(
       "lr", po::value(&t.learning_rate)->default_value(0.0),
       "peak learning rate (0: sgd 0.1, rmsprop 0.008, adamw 0.002)")(
       "weight-decay", po::value(&t.weight_decay)->default_value(-1.0),
@@ -52,7 +54,7 @@ int RunTrain(const Args& args) {
       "warmup-epochs", po::value(&t.warmup_epochs)->default_value(1.0),
       "linear learning-rate warm-up before the cosine decay")(
       "label-smoothing", po::value(&t.label_smoothing)->default_value(0.1), "label smoothing")(
-      "no-augment", po::bool_switch(&no_augment), "no random horizontal flips")(
+      "no-augment", po::bool_switch(&a.no_augment), "no random horizontal flips")(
       "crop-pad", po::value(&t.crop_pad)->default_value(0),
       "random shifts: pad by N pixels, crop back at a random offset (0: off)")(
       "seed", po::value(&t.seed)->default_value(0), "random seed (initialisation, order, flips)")(
@@ -62,16 +64,56 @@ int RunTrain(const Args& args) {
       "train on at most N images (0: all 55,000)")(
       "limit-eval", po::value(&t.limit_eval)->default_value(0),
       "validate and test on at most N images each (0: all)")(
-      "proxy", po::bool_switch(&proxy),
+      "proxy", po::bool_switch(&a.proxy),
       "proxy scaling for 28-32 px inputs: resolution 32, 1 removed stride-2 stage, width x0.25")(
-      "removed-downsamples", po::value(&removed)->default_value(-1),
+      "removed-downsamples", po::value(&a.removed)->default_value(-1),
       "stride-2 stages run at stride 1 (default 1 with --proxy, else 0)")(
-      "width-scale", po::value(&width_scale)->default_value(0.0),
+      "width-scale", po::value(&a.width_scale)->default_value(0.0),
       "multiplies channel widths (default 0.25 with --proxy, else 1)")(
-      "out", po::value(&out), "run directory: checkpoint, metrics.jsonl, result.json")(
+      "out", po::value(&a.out), "run directory: checkpoint, metrics.jsonl, result.json")(
       "resume", po::bool_switch(&t.resume), "continue the run in --out from its last checkpoint")(
       "stop-after-epoch", po::value(&t.stop_after_epoch)->default_value(0),
       "stop once this epoch is done (train in parts with --resume)");
+}
+
+// The graph the command trains: --graph as it is, or a zoo model / --blocks network built with
+// 1 input channel, 10 classes and the proxy settings.
+models::Graph BuildTrainGraph(const TrainArgs& a, models::BuildOptions& build) {
+  const int sources =
+      (a.model.empty() ? 0 : 1) + (a.graph_path.empty() ? 0 : 1) + (a.blocks.empty() ? 0 : 1);
+  if (sources != 1) throw UsageError("give exactly one of: a model name, --graph, --blocks");
+  build.resolution = a.resolution > 0 ? a.resolution : (a.proxy ? kProxyResolution : 28);
+  build.batch = a.t.batch;
+  build.num_classes = 10;
+  build.in_channels = 1;
+  build.proxy_removed_downsamples =
+      a.removed >= 0 ? a.removed : (a.proxy ? kProxyRemovedDownsamples : 0);
+  build.width_scale = a.width_scale > 0 ? a.width_scale : (a.proxy ? kProxyWidthScale : 1.0);
+  if (!a.graph_path.empty()) {
+    if (a.resolution > 0 || a.proxy || a.removed >= 0 || a.width_scale > 0) {
+      throw UsageError(
+          "--graph trains the graph as it is: --resolution, --proxy, "
+          "--removed-downsamples and --width-scale apply to zoo models and --blocks");
+    }
+    return models::ReadGraphFile(a.graph_path);
+  }
+  if (!a.blocks.empty()) {
+    if (!(a.width > 0) || !(a.depth > 0)) throw UsageError("--width and --depth must be positive");
+    models::BlockNetworkSpec spec;
+    spec.blocks = a.blocks;
+    spec.width = a.width;
+    spec.depth = a.depth;
+    return models::BuildBlockNetwork("blocks", spec, build);
+  }
+  return models::BuiltinModels().Build(a.model, build);
+}
+
+}  // namespace
+
+int RunTrain(const Args& args) {
+  po::options_description options("options");
+  TrainArgs a;
+  AddTrainOptions(options, a);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
@@ -89,64 +131,30 @@ int RunTrain(const Args& args) {
           options, positional, vm)) {
     return 0;
   }
-  if (out.empty()) throw UsageError("dcnas train needs --out RUN_DIR");
-  t.out_dir = out;
-  t.optimizer = lt::ParseOptimizer(optimizer);
-  t.augment = !no_augment;
+  lt::TrainOptions& t = a.t;
+  if (a.out.empty()) throw UsageError("dcnas train needs --out RUN_DIR");
+  t.out_dir = a.out;
+  t.optimizer = lt::ParseOptimizer(a.optimizer);
+  t.augment = !a.no_augment;
   if (t.crop_pad < 0 || t.crop_pad > 8) throw UsageError("--crop-pad wants 0..8 pixels");
-  const int sources =
-      (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
-  if (sources != 1) throw UsageError("give exactly one of: a model name, --graph, --blocks");
-
   models::BuildOptions build;
-  build.resolution = resolution > 0 ? resolution : (proxy ? kProxyResolution : 28);
-  build.batch = t.batch;
-  build.num_classes = 10;
-  build.in_channels = 1;
-  build.proxy_removed_downsamples = removed >= 0 ? removed : (proxy ? kProxyRemovedDownsamples : 0);
-  build.width_scale = width_scale > 0 ? width_scale : (proxy ? kProxyWidthScale : 1.0);
-  models::Graph graph;
-  if (!graph_path.empty()) {
-    if (resolution > 0 || proxy || removed >= 0 || width_scale > 0) {
-      throw UsageError(
-          "--graph trains the graph as it is: --resolution, --proxy, "
-          "--removed-downsamples and --width-scale apply to zoo models and --blocks");
-    }
-    graph = models::ReadGraphFile(graph_path);
-  } else if (!blocks.empty()) {
-    if (!(width > 0) || !(depth > 0)) throw UsageError("--width and --depth must be positive");
-    models::BlockNetworkSpec spec;
-    spec.blocks = blocks;
-    spec.width = width;
-    spec.depth = depth;
-    graph = models::BuildBlockNetwork("blocks", spec, build);
-  } else {
-    graph = models::BuiltinModels().Build(model, build);
-  }
+  const models::Graph graph = BuildTrainGraph(a, build);
 
   // The run directory records the exact graph it trains.
-  std::filesystem::create_directories(out);
-  models::WriteGraphFile(graph, out + "/graph.json");
-  const bool terminal = isatty(STDERR_FILENO) != 0;
+  std::filesystem::create_directories(a.out);
+  models::WriteGraphFile(graph, a.out + "/graph.json");
   std::cerr << "training " << graph.info().model << ": " << models::CountGraph(graph).params
             << " parameters, " << build.resolution << " px, batch " << t.batch << ", " << t.epochs
-            << " epochs, " << optimizer << ", " << t.threads << " thread(s)\n";
-  auto progress = [terminal](const std::string& line, bool final) {
-    if (final) {
-      std::cerr << (terminal ? "\r\033[K" : "") << line << "\n";
-    } else if (terminal) {
-      std::cerr << "\r\033[K" << line << std::flush;
-    }
-  };
-  const lt::TrainResult r = lt::Train(graph, t, progress);
+            << " epochs, " << a.optimizer << ", " << t.threads << " thread(s)\n";
+  const lt::TrainResult r = lt::Train(graph, t, StatusLine(/*print_updates_when_piped=*/false));
   if (!r.finished) {
     std::cout << r.model << ": stopped after epoch " << r.epochs << " of " << t.epochs
-              << "; continue with --resume --out " << out << "\n";
+              << "; continue with --resume --out " << a.out << "\n";
     return 0;
   }
   std::cout << r.model << ": test accuracy " << 100.0 * r.test_accuracy << "% after " << r.epochs
             << " epochs (" << lt::FormatDuration(r.train_time_s) << " of training, "
-            << static_cast<int64_t>(r.images_per_s) << " img/s); " << out << "/result.json\n";
+            << static_cast<int64_t>(r.images_per_s) << " img/s); " << a.out << "/result.json\n";
   return 0;
 }
 

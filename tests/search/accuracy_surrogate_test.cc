@@ -73,9 +73,9 @@ TEST_CASE("the surrogate beats a FLOPs-only baseline on held-out architectures; 
   CHECK(r.learning_curve.back().test_kendall_tau > r.learning_curve.front().test_kendall_tau);
   CHECK(fit.parity_svg.find("<svg") != std::string::npos);
 
-  const std::string path = (fs::temp_directory_path() /
-                            ("dcnas-surrogate-" + std::to_string(::getpid()) + ".ubj"))
-                               .string();
+  const std::string path =
+      (fs::temp_directory_path() / ("dcnas-surrogate-" + std::to_string(::getpid()) + ".ubj"))
+          .string();
   surrogate::SaveSurrogate(path, fit.ensemble, fit.metadata);
   const AccuracySurrogate loaded = AccuracySurrogate::Load(path);
   CHECK(loaded.space().fingerprint() == space.fingerprint());
@@ -94,8 +94,8 @@ TEST_CASE("the surrogate beats a FLOPs-only baseline on held-out architectures; 
 
   // Quality floor and space checks for anything that searches with it.
   CHECK_NOTHROW(loaded.RequireUsable(0.3, space.fingerprint()));
-  CHECK_THROWS_WITH(loaded.RequireUsable(0.99), Contains("below the quality floor") &&
-                                                    Contains(path));
+  CHECK_THROWS_WITH(loaded.RequireUsable(0.99),
+                    Contains("below the quality floor") && Contains(path));
   CHECK_THROWS_WITH(loaded.RequireUsable(0.0, "0123456789abcdef"),
                     Contains("not of the space searched"));
 
