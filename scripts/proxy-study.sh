@@ -18,6 +18,6 @@ run() {  # name, options...
     --out "$out/$name.csv" "${resume[@]}" "$@"
 }
 run r32-n5000-e2 --replicates 2 --proxy-resolution 32 --train-images 5000 --epochs 2
-run r24-n5000-e2 --replicates 2 --proxy-resolution 24 --train-images 5000 --epochs 2
 run r16-n5000-e2 --replicates 2 --proxy-resolution 16 --train-images 5000 --epochs 2
 run r32-n5000-e8 --replicates 1 --proxy-resolution 32 --train-images 5000 --epochs 8
+run r24-n5000-e2 --replicates 2 --proxy-resolution 24 --train-images 5000 --epochs 2

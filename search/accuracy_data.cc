@@ -24,7 +24,7 @@ namespace {
 std::string Num(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr);
+  return {buf, r.ptr};
 }
 
 const std::vector<std::string> kColumns = {"space",

@@ -180,7 +180,7 @@ AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) 
     throw InputError(path + ": the models take " + std::to_string(s.ensemble.num_features()) +
                      " features, the space has " + std::to_string(FeatureNames(space).size()));
   }
-  return AccuracySurrogate(std::move(s), std::move(space), path);
+  return {std::move(s), std::move(space), path};
 }
 
 double AccuracySurrogate::heldout_tau() const {

@@ -274,10 +274,9 @@ void BuildUnit(const RawChoices& raw, const std::string& file, const std::string
     }
     if (values.empty()) throw InputError(Where(file, node) + kpath + ": empty choice list");
     std::set<std::string> labels;
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (!labels.insert(values[i].Label()).second) {
-        throw InputError(Where(file, node) + kpath + ": value '" + values[i].Label() +
-                         "' listed twice");
+    for (const auto& v : values) {
+      if (!labels.insert(v.Label()).second) {
+        throw InputError(Where(file, node) + kpath + ": value '" + v.Label() + "' listed twice");
       }
     }
     std::set<std::string> fields;
@@ -736,13 +735,8 @@ Decoded Space::Decode(const Encoding& raw) const {
     }
     // Spatial size after the stage: a space-to-depth pair moves the stage-2 downsampling into
     // stage 1, which leaves the total unchanged.
-    if (layers[0].space2depth == 1) {
-      size = (size + 1) / 2;
-    } else if (layers[0].space2depth == 2 && sk.stride == 2) {
-      // already downsampled by the previous stage's space-to-depth
-    } else if (sk.stride == 2) {
-      size = (size + 1) / 2;
-    }
+    const bool absorbed = layers[0].space2depth == 2 && sk.stride == 2;
+    if (layers[0].space2depth == 1 || (sk.stride == 2 && !absorbed)) size = (size + 1) / 2;
     for (const auto& a : layers) {
       d.blocks.push_back(models::EncodeBlockString(a));
       d.layers += a.num_repeat;

@@ -23,7 +23,7 @@ inline std::uint64_t SplitMix64(std::uint64_t& state) {
 
 // Uniform integer in [0, n) by rejection (no modulo bias). n must be > 0.
 inline std::size_t UniformBelow(Rng& rng, std::size_t n) {
-  const std::uint64_t bound = static_cast<std::uint64_t>(n);
+  const auto bound = static_cast<std::uint64_t>(n);
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
   std::uint64_t v = rng();
   while (v >= limit) v = rng();

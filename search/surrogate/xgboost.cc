@@ -248,7 +248,7 @@ std::string Booster::SaveToBuffer(ModelFormat format) const {
   bst_ulong len = 0;
   const char* data = nullptr;
   Check(XGBoosterSaveModelToBuffer(handle_, config, &len, &data), "XGBoosterSaveModelToBuffer");
-  return std::string(data, len);
+  return {data, len};
 }
 
 void Booster::Save(const std::string& path) const {
