@@ -38,5 +38,15 @@ section "Roofline (paper Figure 2): tpu-v3 and v100, batch 128"
   --models efficientnet-b0,efficientnet-b1,efficientnet-b2,efficientnet-b3,efficientnet-b4,efficientnet-b5,efficientnet-b6,efficientnet-b7,efficientnet-x-tpu-b0,efficientnet-x-tpu-b3,efficientnet-x-tpu-b7,resnet50,resnest50,regnety-4.0gf \
   --out "$out/roofline.svg" | tee "$out/roofline.txt"
 
+section "Search spaces: the datacenter space (EfficientNet-X) and the MnasNet space"
+"$dcnas" space show data/search_spaces/dc-accelerator.yaml | tee "$out/space-dc-accelerator.txt"
+"$dcnas" space show data/search_spaces/mnasnet.yaml | tee "$out/space-mnasnet.txt"
+
+section "Label noise of the accuracy proxy (seed-to-seed Kendall tau, data/accuracy/)"
+for f in data/accuracy/proxy-study/*.csv; do
+  echo "-- $f"
+  "$dcnas" accuracy-data stats "$f" --space data/search_spaces/dc-accelerator.yaml
+done | tee "$out/proxy-study.txt"
+
 echo
 echo "main job done: tables and charts (roofline.svg, roofline-flops-latency.svg, compare-*.svg) in $out/"
