@@ -136,7 +136,7 @@ class EvolutionStrategy : public Strategy {
     return out;
   }
   void Observe(uint64_t /*id*/, const Encoding& encoding, const Evaluation& e) override {
-    population_.push_back({encoding, e.reward});
+    population_.emplace_back(encoding, e.reward);
     if (population_.size() > static_cast<size_t>(options().population)) population_.pop_front();
   }
 
