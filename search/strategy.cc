@@ -1,0 +1,650 @@
+#include "search/strategy.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "common/errors.h"
+#include "common/text.h"
+
+namespace dcnas::search {
+namespace {
+
+// Predictor-guided search mutates the best few told encodings into half of its pool.
+constexpr size_t kPredictorElite = 8;
+// NSGA-II redraws a child evaluated before this many times before keeping it.
+constexpr int kChildRetries = 10;
+
+std::string Num(double v) {
+  std::array<char, 32> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.6g", v);
+  return buffer.data();
+}
+
+// A uniform index in [0, n).
+size_t Uniform(std::mt19937_64& rng, size_t n) { return static_cast<size_t>(rng() % n); }
+
+// A uniform double in [0, 1) from 53 random bits (std::uniform_real_distribution is not
+// specified bit for bit across standard libraries).
+double Unit(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11U) * (1.0 / 9007199254740992.0);
+}
+
+void CheckObjectives(const std::vector<std::vector<double>>& objectives) {
+  for (size_t i = 0; i < objectives.size(); ++i) {
+    if (objectives[i].size() != objectives[0].size()) {
+      throw InputError("point " + std::to_string(i) + " has " +
+                       std::to_string(objectives[i].size()) + " objectives, point 0 has " +
+                       std::to_string(objectives[0].size()));
+    }
+    for (double v : objectives[i]) {
+      if (std::isnan(v)) throw InputError("point " + std::to_string(i) + " has a NaN objective");
+    }
+  }
+}
+
+// True when `a` dominates `b` (maximisation).
+bool Dominates(const std::vector<double>& a, const std::vector<double>& b) {
+  bool better = false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (a[k] < b[k]) return false;
+    if (a[k] > b[k]) better = true;
+  }
+  return better;
+}
+
+// Crowding distance of the points `front` (indices into `objectives`), in front order.
+std::vector<double> CrowdingDistance(const std::vector<std::vector<double>>& objectives,
+                                     const std::vector<size_t>& front) {
+  const size_t n = front.size();
+  std::vector<double> distance(n, 0.0);
+  if (n == 0) return distance;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (size_t k = 0; k < objectives[front[0]].size(); ++k) {
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return objectives[front[a]][k] < objectives[front[b]][k];
+    });
+    const double lo = objectives[front[order.front()]][k];
+    const double hi = objectives[front[order.back()]][k];
+    distance[order.front()] = inf;
+    distance[order.back()] = inf;
+    if (hi <= lo) continue;
+    for (size_t j = 1; j + 1 < n; ++j) {
+      distance[order[j]] +=
+          (objectives[front[order[j + 1]]][k] - objectives[front[order[j - 1]]][k]) / (hi - lo);
+    }
+  }
+  return distance;
+}
+
+// ---------------------------------------------------------------------------------------------
+// random
+
+class RandomStrategy : public Strategy {
+ public:
+  using Strategy::Strategy;
+  std::string_view name() const override { return "random"; }
+
+ protected:
+  std::vector<Encoding> Propose(int n) override {
+    std::vector<Encoding> out;
+    for (int i = 0; i < n; ++i) out.push_back(Draw());
+    return out;
+  }
+  void Observe(uint64_t /*id*/, const Encoding& /*encoding*/, const Evaluation& /*e*/) override {}
+
+ private:
+  Encoding Draw() {
+    Encoding e = space().Sample(rng());
+    for (int retry = 0; retry < options().random_retries && seen_.count(e) > 0; ++retry) {
+      e = space().Sample(rng());
+    }
+    seen_.insert(e);
+    return e;
+  }
+  std::set<Encoding> seen_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// evolution
+
+class EvolutionStrategy : public Strategy {
+ public:
+  using Strategy::Strategy;
+  std::string_view name() const override { return "evolution"; }
+
+ protected:
+  std::vector<Encoding> Propose(int n) override {
+    std::vector<Encoding> out;
+    for (int i = 0; i < n; ++i) {
+      if (next_id() + static_cast<uint64_t>(i) < static_cast<uint64_t>(options().population) ||
+          population_.empty()) {
+        out.push_back(RandomDistinct());
+      } else {
+        out.push_back(space().Mutate(Tournament(), options().mutations, rng()));
+      }
+    }
+    return out;
+  }
+  void Observe(uint64_t /*id*/, const Encoding& encoding, const Evaluation& e) override {
+    population_.emplace_back(encoding, e.reward);
+    if (population_.size() > static_cast<size_t>(options().population)) population_.pop_front();
+  }
+
+ private:
+  Encoding RandomDistinct() {
+    Encoding e = space().Sample(rng());
+    for (int retry = 0; retry < options().random_retries && seen_.count(e) > 0; ++retry) {
+      e = space().Sample(rng());
+    }
+    seen_.insert(e);
+    return e;
+  }
+  // The best of `tournament` members drawn without replacement (partial Fisher-Yates); the
+  // earliest drawn wins ties.
+  const Encoding& Tournament() {
+    const size_t size = population_.size();
+    const size_t s = std::min(size, static_cast<size_t>(options().tournament));
+    std::vector<size_t> idx(size);
+    std::iota(idx.begin(), idx.end(), size_t{0});
+    size_t best = size;
+    for (size_t j = 0; j < s; ++j) {
+      std::swap(idx[j], idx[j + Uniform(rng(), size - j)]);
+      if (best == size || population_[idx[j]].second > population_[best].second) best = idx[j];
+    }
+    return population_[best].first;
+  }
+  std::deque<std::pair<Encoding, double>> population_;  // oldest first
+  std::set<Encoding> seen_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// rl
+
+class ReinforceStrategy : public Strategy {
+ public:
+  ReinforceStrategy(const Space& space, const StrategyOptions& options) : Strategy(space, options) {
+    for (int count : space.choice_counts()) {
+      logits_.emplace_back(static_cast<size_t>(count), 0.0);
+    }
+  }
+  std::string_view name() const override { return "rl"; }
+
+ protected:
+  std::vector<Encoding> Propose(int n) override {
+    std::vector<Encoding> out;
+    for (int i = 0; i < n; ++i) {
+      Encoding raw;
+      Encoding e;
+      bool found = false;
+      for (int draw = 0; draw <= options().rl_max_redraws && !found; ++draw) {
+        raw = SamplePolicy();
+        e = space().Canonical(raw);
+        found = space().IsValid(e);
+      }
+      if (!found) {
+        e = space().Sample(rng());
+        raw = e;
+      }
+      samples_[next_id() + static_cast<uint64_t>(i)] = std::move(raw);
+      out.push_back(std::move(e));
+    }
+    return out;
+  }
+
+  void Observe(uint64_t id, const Encoding& /*encoding*/, const Evaluation& e) override {
+    const auto it = samples_.find(id);
+    const Encoding raw = std::move(it->second);
+    samples_.erase(it);
+    const double decay = options().baseline_decay;
+    if (!baseline_started_) {
+      baseline_ = e.reward;
+      baseline_started_ = true;
+    }
+    double advantage = e.reward - baseline_;
+    if (options().rl_normalize_advantage) {
+      const double sd = std::sqrt(variance_);
+      advantage = sd > 0.0 ? advantage / sd : 0.0;
+    }
+    variance_ = decay * variance_ + (1.0 - decay) * (e.reward - baseline_) * (e.reward - baseline_);
+    baseline_ = decay * baseline_ + (1.0 - decay) * e.reward;
+
+    const double lr = options().learning_rate;
+    for (size_t pos = 0; pos < logits_.size(); ++pos) {
+      const std::vector<double> p = Softmax(logits_[pos]);
+      double entropy = 0.0;
+      for (double q : p) {
+        if (q > 0.0) entropy -= q * std::log(q);
+      }
+      for (size_t j = 0; j < p.size(); ++j) {
+        const double onehot = static_cast<int>(j) == raw[pos] ? 1.0 : 0.0;
+        double grad = advantage * (onehot - p[j]);
+        if (options().entropy_weight > 0.0 && p[j] > 0.0) {
+          grad += options().entropy_weight * (-p[j] * (std::log(p[j]) + entropy));
+        }
+        logits_[pos][j] += lr * grad;
+      }
+    }
+  }
+
+ private:
+  static std::vector<double> Softmax(const std::vector<double>& logits) {
+    const double top = *std::max_element(logits.begin(), logits.end());
+    std::vector<double> p(logits.size());
+    double sum = 0.0;
+    for (size_t j = 0; j < p.size(); ++j) sum += p[j] = std::exp(logits[j] - top);
+    for (double& q : p) q /= sum;
+    return p;
+  }
+  Encoding SamplePolicy() {
+    Encoding raw(logits_.size());
+    for (size_t pos = 0; pos < logits_.size(); ++pos) {
+      const std::vector<double> p = Softmax(logits_[pos]);
+      const double u = Unit(rng());
+      double acc = 0.0;
+      int pick = static_cast<int>(p.size()) - 1;
+      for (size_t j = 0; j < p.size(); ++j) {
+        acc += p[j];
+        if (u < acc) {
+          pick = static_cast<int>(j);
+          break;
+        }
+      }
+      raw[pos] = pick;
+    }
+    return raw;
+  }
+  std::vector<std::vector<double>> logits_;
+  std::unordered_map<uint64_t, Encoding> samples_;  // raw samples of the pending candidates
+  double baseline_ = 0.0;
+  double variance_ = 0.0;
+  bool baseline_started_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// nsga2
+
+class Nsga2Strategy : public Strategy {
+ public:
+  using Strategy::Strategy;
+  std::string_view name() const override { return "nsga2"; }
+
+ protected:
+  void Check(const Evaluation& e) const override {
+    if (e.objectives.empty()) {
+      throw InputError("nsga2 needs objectives in every evaluation (none given)");
+    }
+  }
+
+  std::vector<Encoding> Propose(int n) override {
+    if (generation_.empty() && told_in_generation_ == handed_out_) NextGeneration();
+    std::vector<Encoding> out;
+    while (static_cast<int>(out.size()) < n && handed_out_ < generation_.size()) {
+      out.push_back(generation_[handed_out_++]);
+    }
+    return out;
+  }
+
+  void Observe(uint64_t /*id*/, const Encoding& encoding, const Evaluation& e) override {
+    told_.push_back({encoding, e.objectives});
+    ++told_in_generation_;
+    if (told_in_generation_ == generation_.size() && handed_out_ == generation_.size()) {
+      Select();
+      generation_.clear();
+      handed_out_ = 0;
+      told_in_generation_ = 0;
+    }
+  }
+
+ private:
+  struct Member {
+    Encoding encoding;
+    std::vector<double> objectives;
+  };
+
+  // Parents + the told generation -> the best `population` by rank, then crowding distance.
+  void Select() {
+    std::vector<Member> all = parents_;
+    for (Member& m : told_) all.push_back(std::move(m));
+    told_.clear();
+    std::vector<std::vector<double>> objectives;
+    objectives.reserve(all.size());
+    for (const Member& m : all) objectives.push_back(m.objectives);
+    const std::vector<int> ranks = NonDominatedRanks(objectives);
+    const int max_rank = all.empty() ? -1 : *std::max_element(ranks.begin(), ranks.end());
+    const auto size = static_cast<size_t>(options().population);
+    parents_.clear();
+    rank_.clear();
+    crowding_.clear();
+    for (int r = 0; r <= max_rank && parents_.size() < size; ++r) {
+      std::vector<size_t> front;
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (ranks[i] == r) front.push_back(i);
+      }
+      const std::vector<double> distance = CrowdingDistance(objectives, front);
+      std::vector<size_t> order(front.size());
+      std::iota(order.begin(), order.end(), size_t{0});
+      if (parents_.size() + front.size() > size) {
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return distance[a] > distance[b]; });
+      }
+      for (size_t j = 0; j < order.size() && parents_.size() < size; ++j) {
+        parents_.push_back(all[front[order[j]]]);
+        rank_.push_back(r);
+        crowding_.push_back(distance[order[j]]);
+      }
+    }
+  }
+
+  size_t BinaryTournament() {
+    const size_t a = Uniform(rng(), parents_.size());
+    const size_t b = Uniform(rng(), parents_.size());
+    if (rank_[a] != rank_[b]) return rank_[a] < rank_[b] ? a : b;
+    return crowding_[b] > crowding_[a] ? b : a;
+  }
+
+  void NextGeneration() {
+    const auto size = static_cast<size_t>(options().population);
+    generation_.clear();
+    for (size_t i = 0; i < size; ++i) {
+      Encoding child;
+      for (int retry = 0; retry <= (parents_.empty() ? options().random_retries : kChildRetries);
+           ++retry) {
+        if (parents_.empty()) {
+          child = space().Sample(rng());
+        } else {
+          const Encoding& a = parents_[BinaryTournament()].encoding;
+          const Encoding& b = parents_[BinaryTournament()].encoding;
+          child =
+              Unit(rng()) < options().crossover_probability ? space().Crossover(a, b, rng()) : a;
+          child = space().Mutate(child, options().mutations, rng());
+        }
+        if (seen_.count(child) == 0) break;
+      }
+      seen_.insert(child);
+      generation_.push_back(std::move(child));
+    }
+  }
+
+  std::vector<Member> parents_;
+  std::vector<int> rank_;
+  std::vector<double> crowding_;
+  std::vector<Encoding> generation_;  // the generation being handed out and told
+  size_t handed_out_ = 0;
+  size_t told_in_generation_ = 0;
+  std::vector<Member> told_;  // told members of the current generation
+  std::set<Encoding> seen_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// predictor
+
+class PredictorStrategy : public Strategy {
+ public:
+  using Strategy::Strategy;
+  std::string_view name() const override { return "predictor"; }
+
+ protected:
+  std::vector<Encoding> Propose(int n) override {
+    if (n == 0) return {};
+    const auto pool_size = static_cast<size_t>(options().pool_size);
+    std::vector<Encoding> pool;
+    std::set<Encoding> in_pool;
+    const size_t mutants = elite_.empty() ? 0 : pool_size / 2;
+    for (size_t i = 0; i < pool_size; ++i) {
+      Encoding e;
+      if (i < mutants) {
+        const Encoding& parent = elite_[Uniform(rng(), elite_.size())].first;
+        const int k = 1 + static_cast<int>(rng()() & 1U);
+        e = space().Mutate(parent, k, rng());
+      } else {
+        e = space().Sample(rng());
+      }
+      if (asked_.count(e) > 0 || !in_pool.insert(e).second) continue;
+      pool.push_back(std::move(e));
+    }
+    std::vector<double> mean;
+    std::vector<double> sd;
+    options().predictor(pool, mean, sd);
+    if (mean.size() != pool.size() || sd.size() != pool.size()) {
+      throw InputError("predictor returned " + std::to_string(mean.size()) + " means and " +
+                       std::to_string(sd.size()) + " standard deviations for " +
+                       std::to_string(pool.size()) + " encodings");
+    }
+    std::vector<double> ucb(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i) {
+      if (!std::isfinite(mean[i]) || !std::isfinite(sd[i]) || sd[i] < 0.0) {
+        throw InputError("predictor returned mean " + Num(mean[i]) + ", std " + Num(sd[i]) +
+                         " for " + space().ToText(pool[i]));
+      }
+      ucb[i] = mean[i] + options().kappa * sd[i];
+    }
+    std::vector<size_t> order(pool.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    const size_t take = std::min(order.size(), static_cast<size_t>(n));
+    std::partial_sort(
+        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
+        [&](size_t a, size_t b) { return ucb[a] != ucb[b] ? ucb[a] > ucb[b] : a < b; });
+    std::vector<Encoding> out;
+    for (size_t j = 0; j < take; ++j) {
+      asked_.insert(pool[order[j]]);
+      out.push_back(std::move(pool[order[j]]));
+    }
+    return out;
+  }
+
+  void Observe(uint64_t /*id*/, const Encoding& encoding, const Evaluation& e) override {
+    // Keep the best kPredictorElite, best first; an earlier tell wins ties.
+    auto it = std::find_if(elite_.begin(), elite_.end(),
+                           [&](const auto& m) { return e.reward > m.second; });
+    if (it == elite_.end() && elite_.size() >= kPredictorElite) return;
+    elite_.insert(it, {encoding, e.reward});
+    if (elite_.size() > kPredictorElite) elite_.pop_back();
+  }
+
+ private:
+  std::vector<std::pair<Encoding, double>> elite_;
+  std::set<Encoding> asked_;
+};
+
+void ValidateOptions(const std::string& name, const StrategyOptions& o) {
+  auto fail = [&](const std::string& option, const std::string& value, const std::string& rule) {
+    throw InputError("strategy " + name + ": " + option + " " + value + " must be " + rule);
+  };
+  if (o.random_retries < 0) fail("random_retries", std::to_string(o.random_retries), ">= 0");
+  if (name == "evolution" || name == "nsga2") {
+    if (o.population < 1) fail("population", std::to_string(o.population), ">= 1");
+    if (o.mutations < 1) fail("mutations", std::to_string(o.mutations), ">= 1");
+  }
+  if (name == "evolution" && (o.tournament < 1 || o.tournament > o.population)) {
+    fail("tournament", std::to_string(o.tournament),
+         "in 1..population (" + std::to_string(o.population) + ")");
+  }
+  if (name == "rl") {
+    if (!(o.learning_rate > 0.0) || !std::isfinite(o.learning_rate)) {
+      fail("learning_rate", Num(o.learning_rate), "> 0");
+    }
+    if (!(o.baseline_decay >= 0.0 && o.baseline_decay < 1.0)) {
+      fail("baseline_decay", Num(o.baseline_decay), "in [0, 1)");
+    }
+    if (!(o.entropy_weight >= 0.0) || !std::isfinite(o.entropy_weight)) {
+      fail("entropy_weight", Num(o.entropy_weight), ">= 0");
+    }
+    if (o.rl_max_redraws < 0) fail("rl_max_redraws", std::to_string(o.rl_max_redraws), ">= 0");
+  }
+  if (name == "nsga2" && !(o.crossover_probability >= 0.0 && o.crossover_probability <= 1.0)) {
+    fail("crossover_probability", Num(o.crossover_probability), "in [0, 1]");
+  }
+  if (name == "predictor") {
+    if (!o.predictor) {
+      throw InputError("strategy predictor needs a predictor (StrategyOptions::predictor)");
+    }
+    if (o.pool_size < 1) fail("pool_size", std::to_string(o.pool_size), ">= 1");
+    if (!std::isfinite(o.kappa)) fail("kappa", Num(o.kappa), "finite");
+  }
+}
+
+}  // namespace
+
+Strategy::Strategy(const Space& space, const StrategyOptions& options)
+    : space_(space), options_(options), rng_(options.seed) {}
+
+void Strategy::Check(const Evaluation& /*evaluation*/) const {}
+
+std::vector<Candidate> Strategy::Ask(int n) {
+  if (n < 0) throw InputError("Ask(" + std::to_string(n) + "): the count must be >= 0");
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Encoding> encodings = Propose(n);
+  if (encodings.size() > static_cast<size_t>(n)) {
+    throw InternalError("strategy " + std::string(name()) + " proposed " +
+                        std::to_string(encodings.size()) + " candidates for Ask(" +
+                        std::to_string(n) + ")");
+  }
+  std::vector<Candidate> out;
+  out.reserve(encodings.size());
+  for (Encoding& e : encodings) {
+    pending_[next_id_] = e;
+    out.push_back({next_id_++, std::move(e)});
+  }
+  return out;
+}
+
+void Strategy::Tell(const Candidate& candidate, const Evaluation& evaluation) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const std::string what = "Tell(candidate " + std::to_string(candidate.id) + ")";
+  const auto it = pending_.find(candidate.id);
+  if (it == pending_.end()) {
+    throw InputError(what + ": " +
+                     (candidate.id < next_id_ ? "told already" : "unknown id (never asked)"));
+  }
+  if (it->second != candidate.encoding) {
+    throw InputError(what + ": encoding " + space_.ToText(candidate.encoding) +
+                     " differs from the one asked, " + space_.ToText(it->second));
+  }
+  if (!std::isfinite(evaluation.reward)) {
+    throw InputError(what + ": reward " + Num(evaluation.reward) + " is not finite");
+  }
+  for (double v : evaluation.objectives) {
+    if (!std::isfinite(v)) throw InputError(what + ": objective " + Num(v) + " is not finite");
+  }
+  if (objectives_seen_ && evaluation.objectives.size() != objective_count_) {
+    throw InputError(what + ": " + std::to_string(evaluation.objectives.size()) +
+                     " objectives, earlier tells had " + std::to_string(objective_count_));
+  }
+  Check(evaluation);
+  objectives_seen_ = true;
+  objective_count_ = evaluation.objectives.size();
+  const Encoding encoding = std::move(it->second);
+  pending_.erase(it);
+  ++told_;
+  Observe(candidate.id, encoding, evaluation);
+}
+
+uint64_t Strategy::asked() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return next_id_;
+}
+
+uint64_t Strategy::told() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return told_;
+}
+
+size_t Strategy::pending() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return pending_.size();
+}
+
+std::vector<std::string> StrategyNames() {
+  return {"random", "evolution", "rl", "nsga2", "predictor"};
+}
+
+std::unique_ptr<Strategy> MakeStrategy(const std::string& name, const Space& space,
+                                       const StrategyOptions& options) {
+  const std::vector<std::string> names = StrategyNames();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw InputError("unknown strategy '" + name + "' (valid: " + Join(names, ", ") + ")" +
+                     DidYouMean(name, names));
+  }
+  ValidateOptions(name, options);
+  if (name == "random") return std::make_unique<RandomStrategy>(space, options);
+  if (name == "evolution") return std::make_unique<EvolutionStrategy>(space, options);
+  if (name == "rl") return std::make_unique<ReinforceStrategy>(space, options);
+  if (name == "nsga2") return std::make_unique<Nsga2Strategy>(space, options);
+  return std::make_unique<PredictorStrategy>(space, options);
+}
+
+std::vector<int> NonDominatedRanks(const std::vector<std::vector<double>>& objectives) {
+  CheckObjectives(objectives);
+  const size_t n = objectives.size();
+  std::vector<std::vector<size_t>> dominated(n);  // points that i dominates
+  std::vector<int> count(n, 0);                   // how many points dominate i
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      if (Dominates(objectives[i], objectives[j])) {
+        dominated[i].push_back(j);
+        ++count[j];
+      } else if (Dominates(objectives[j], objectives[i])) {
+        dominated[j].push_back(i);
+        ++count[i];
+      }
+    }
+  }
+  std::vector<int> rank(n, 0);
+  std::vector<size_t> front;
+  for (size_t i = 0; i < n; ++i) {
+    if (count[i] == 0) front.push_back(i);
+  }
+  for (int r = 0; !front.empty(); ++r) {
+    std::vector<size_t> next;
+    for (size_t i : front) {
+      rank[i] = r;
+      for (size_t j : dominated[i]) {
+        if (--count[j] == 0) next.push_back(j);
+      }
+    }
+    front = std::move(next);
+  }
+  return rank;
+}
+
+std::vector<size_t> ParetoFront(const std::vector<std::vector<double>>& objectives) {
+  CheckObjectives(objectives);
+  std::vector<size_t> front;
+  for (size_t i = 0; i < objectives.size(); ++i) {
+    bool dominated = false;
+    for (size_t j = 0; j < objectives.size() && !dominated; ++j) {
+      dominated = j != i && Dominates(objectives[j], objectives[i]);
+    }
+    if (!dominated) front.push_back(i);
+  }
+  return front;
+}
+
+double MnasReward(double accuracy, double latency, double target, double w) {
+  if (!std::isfinite(accuracy) || !std::isfinite(latency) || !std::isfinite(target) ||
+      !std::isfinite(w)) {
+    throw InputError("reward: non-finite input (accuracy " + Num(accuracy) + ", latency " +
+                     Num(latency) + ", target " + Num(target) + ", w " + Num(w) + ")");
+  }
+  if (target <= 0.0) throw InputError("reward: target " + Num(target) + " must be > 0");
+  if (latency <= 0.0) throw InputError("reward: latency " + Num(latency) + " must be > 0");
+  if (accuracy < 0.0) throw InputError("reward: accuracy " + Num(accuracy) + " must be >= 0");
+  return accuracy * std::pow(latency / target, w);
+}
+
+double HardReward(double accuracy, double latency, double target) {
+  const double soft = MnasReward(accuracy, latency, target, -1.0);  // validates the inputs
+  return latency <= target ? accuracy : soft;
+}
+
+}  // namespace dcnas::search
