@@ -163,7 +163,21 @@ AccuracyRow DescribeJob(const Space& space, const Job& job, const ProxyRecipe& r
 GenerateSummary Generate(const Space& space, const GenerateOptions& o,
                          const GenerateProgress& progress) {
   if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs must be in [1, 256]");
-  if (o.recipe.epochs < 1) throw InputError("--epochs must be at least 1");
+  if (o.recipe.epochs < 1 || o.recipe.epochs > 1000)
+    throw InputError("--epochs must be in [1, 1000]");
+  if (o.recipe.batch < 1 || o.recipe.batch > 4096) throw InputError("--batch must be in [1, 4096]");
+  if (!(o.recipe.learning_rate >= 0.0) || o.recipe.learning_rate > 10.0) {
+    throw InputError("--lr must be in [0, 10] (0: the optimizer's default)");
+  }
+  if (o.recipe.resolution < 8 || o.recipe.resolution > 512) {
+    throw InputError("--proxy-resolution must be in [8, 512]");
+  }
+  if (!(o.recipe.width > 0.0) || o.recipe.width > 4.0)
+    throw InputError("--proxy-width must be in (0, 4]");
+  if (o.recipe.removed_downsamples < 0 || o.recipe.removed_downsamples > 6) {
+    throw InputError("--removed-downsamples must be in [0, 6]");
+  }
+  lt::ParseOptimizer(o.recipe.optimizer);  // an unknown optimizer fails here, not in every worker
   if (o.recipe.train_images < 1000 || o.recipe.train_images > 55000) {
     throw InputError(
         "--train-images must be in [1000, 55000] (55,000 training images after the "

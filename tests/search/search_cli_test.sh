@@ -57,6 +57,9 @@ check "accuracy-data: another space" 2 "$dcnas" accuracy-data stats "$tmp/acc.cs
 contains "another space: line named" "$tmp/err" "acc.csv:2: encoding of another space"
 check "generate: no --space" 2 "$dcnas" accuracy-data generate --count 2 --out "$tmp/g.csv"
 check "generate: --jobs 0" 2 "$dcnas" accuracy-data generate --space "$dc" --count 2 --jobs 0 --out "$tmp/g.csv"
+check "generate: unknown optimizer" 2 "$dcnas" accuracy-data generate --space "$dc" --count 2 --optimizer adam --out "$tmp/g.csv"
+check "generate: --lr nan" 2 "$dcnas" accuracy-data generate --space "$dc" --count 2 --lr nan --out "$tmp/g.csv"
+if [ -e "$tmp/g.csv" ]; then echo "FAIL refused generate wrote a file"; fails=$((fails + 1)); else echo "ok   refused generate wrote nothing"; fi
 check "generate: --count 0" 2 "$dcnas" accuracy-data generate --space "$dc" --count 0 --out "$tmp/g.csv"
 
 if "$dcnas" --help | grep -q surrogate; then
