@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "common/file_io.h"
@@ -100,6 +101,32 @@ std::function<void(const std::string& line, bool final)> StatusLine(bool print_u
       std::cerr << line << "\n";
     }
   };
+}
+
+int RunSubcommand(const std::string& command, const Args& args,
+                  const std::vector<Subcommand>& subcommands, const std::string& footer) {
+  std::vector<std::string> names;
+  for (const auto& s : subcommands) names.emplace_back(s.name);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << "usage: dcnas " << command << " " << Join(names, "|") << " ...\n\n";
+    for (const auto& s : subcommands) {
+      const size_t width = std::string(s.name).size();
+      std::cout << "  " << s.name << std::string(width < 10 ? 10 - width : 1, ' ') << s.summary
+                << "\n";
+    }
+    std::cout << "\n`dcnas " << command << " <sub> --help` for options."
+              << (footer.empty() ? "" : " ") << footer << "\n";
+    if (args.empty()) {
+      throw UsageError("dcnas " + command + ": missing subcommand (" + Join(names, ", ") + ")");
+    }
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  for (const auto& s : subcommands) {
+    if (args[0] == s.name) return s.run(rest);
+  }
+  throw UsageError("dcnas " + command + ": unknown subcommand '" + args[0] +
+                   "' (valid: " + Join(names, ", ") + ")");
 }
 
 }  // namespace dcnas::cli

@@ -63,6 +63,17 @@ struct ModelSelection {
 // final lines stay; when stderr is piped, final lines only (and updates too when asked).
 std::function<void(const std::string& line, bool final)> StatusLine(bool print_updates_when_piped);
 
+// One subcommand of a command with subcommands (`dcnas space show`).
+struct Subcommand {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+// Runs the subcommand named by args[0]; prints "usage: dcnas COMMAND <sub> ..." with the
+// summaries for --help (and throws UsageError when args are empty or name no subcommand).
+int RunSubcommand(const std::string& command, const Args& args,
+                  const std::vector<Subcommand>& subcommands, const std::string& footer);
+
 // One `dcnas` subcommand.
 struct Command {
   const char* name;

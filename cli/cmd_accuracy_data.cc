@@ -15,7 +15,11 @@
 namespace dcnas::cli {
 namespace {
 
-#ifdef DCNAS_WITH_TORCH
+#ifndef DCNAS_WITH_TORCH
+int Generate(const Args&) {
+  throw UsageError("accuracy-data generate needs LibTorch (this dcnas was built without it)");
+}
+#else
 int Generate(const Args& args) {
   po::options_description options("options");
   std::string space_file;
@@ -120,27 +124,11 @@ int Stats(const Args& args) {
 }  // namespace
 
 int RunAccuracyData(const Args& args) {
-  const std::string usage =
-      "dcnas accuracy-data generate|stats ...\n\n"
-      "  generate  sample architectures and train them on the proxy (needs LibTorch)\n"
-      "  stats     label noise (seed-to-seed tau) and proxy validity of accuracy data\n\n"
-      "`dcnas accuracy-data <sub> --help` for options. Columns: search/README.md.\n";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "usage: " << usage;
-    if (args.empty()) throw UsageError("dcnas accuracy-data: missing subcommand");
-    return 0;
-  }
-  const Args rest(args.begin() + 1, args.end());
-#ifdef DCNAS_WITH_TORCH
-  if (args[0] == "generate") return Generate(rest);
-#else
-  if (args[0] == "generate") {
-    throw UsageError("accuracy-data generate needs LibTorch (this dcnas was built without it)");
-  }
-#endif
-  if (args[0] == "stats") return Stats(rest);
-  throw UsageError("dcnas accuracy-data: unknown subcommand '" + args[0] +
-                   "' (valid: generate, stats)");
+  return RunSubcommand(
+      "accuracy-data", args,
+      {{"generate", "sample architectures and train them on the proxy (needs LibTorch)", Generate},
+       {"stats", "label noise (seed-to-seed tau) and proxy validity of accuracy data", Stats}},
+      "Columns: search/README.md.");
 }
 
 }  // namespace dcnas::cli

@@ -271,25 +271,12 @@ int Summary(const Args& args) {
 }  // namespace
 
 int RunModels(const Args& args) {
-  const std::string usage =
-      "dcnas models list|show|export ...\n\n"
-      "  list     the model zoo\n"
-      "  summary  params, MACs, FLOPs and intensity of zoo models\n"
-      "  show     per-layer counts of a model or graph file\n"
-      "  export   write a model's layer graph as JSON\n\n"
-      "`dcnas models <sub> --help` for options.\n";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "usage: " << usage;
-    if (args.empty()) throw UsageError("dcnas models: missing subcommand (list, show, export)");
-    return 0;
-  }
-  const Args rest(args.begin() + 1, args.end());
-  if (args[0] == "list") return List(rest);
-  if (args[0] == "summary") return Summary(rest);
-  if (args[0] == "show") return Show(rest);
-  if (args[0] == "export") return Export(rest);
-  throw UsageError("dcnas models: unknown subcommand '" + args[0] +
-                   "' (valid: list, summary, show, export)");
+  return RunSubcommand("models", args,
+                       {{"list", "the model zoo", List},
+                        {"summary", "params, MACs, FLOPs and intensity of zoo models", Summary},
+                        {"show", "per-layer counts of a model or graph file", Show},
+                        {"export", "write a model's layer graph as JSON", Export}},
+                       "");
 }
 
 }  // namespace dcnas::cli

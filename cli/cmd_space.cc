@@ -161,23 +161,13 @@ int Decode(const Args& args) {
 }  // namespace
 
 int RunSpace(const Args& args) {
-  const std::string usage =
-      "dcnas space show|sample|decode ...\n\n"
-      "  show    size, choices and an example of a search space\n"
-      "  sample  sample architectures (canonical encodings, block strings, params, FLOPs)\n"
-      "  decode  decode one encoding\n\n"
-      "`dcnas space <sub> --help` for options. Format of the files: search/README.md.\n";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "usage: " << usage;
-    if (args.empty()) throw UsageError("dcnas space: missing subcommand (show, sample, decode)");
-    return 0;
-  }
-  const Args rest(args.begin() + 1, args.end());
-  if (args[0] == "show") return Show(rest);
-  if (args[0] == "sample") return Sample(rest);
-  if (args[0] == "decode") return Decode(rest);
-  throw UsageError("dcnas space: unknown subcommand '" + args[0] +
-                   "' (valid: show, sample, decode)");
+  return RunSubcommand(
+      "space", args,
+      {{"show", "size, choices and an example of a search space", Show},
+       {"sample", "sample architectures (canonical encodings, block strings, params, FLOPs)",
+        Sample},
+       {"decode", "decode one encoding", Decode}},
+      "Format of the files: search/README.md.");
 }
 
 }  // namespace dcnas::cli

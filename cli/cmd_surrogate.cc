@@ -153,23 +153,13 @@ int Predict(const Args& args) {
 }  // namespace
 
 int RunSurrogate(const Args& args) {
-  const std::string usage =
-      "dcnas surrogate fit|eval|predict ...\n\n"
-      "  fit      fit the XGBoost accuracy surrogate to accuracy data, with its held-out report\n"
-      "  eval     score a surrogate on other accuracy data\n"
-      "  predict  predicted accuracy of encodings\n\n"
-      "`dcnas surrogate <sub> --help` for options.\n";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "usage: " << usage;
-    if (args.empty()) throw UsageError("dcnas surrogate: missing subcommand (fit, eval, predict)");
-    return 0;
-  }
-  const Args rest(args.begin() + 1, args.end());
-  if (args[0] == "fit") return Fit(rest);
-  if (args[0] == "eval") return Eval(rest);
-  if (args[0] == "predict") return Predict(rest);
-  throw UsageError("dcnas surrogate: unknown subcommand '" + args[0] +
-                   "' (valid: fit, eval, predict)");
+  return RunSubcommand(
+      "surrogate", args,
+      {{"fit", "fit the XGBoost accuracy surrogate to accuracy data, with its held-out report",
+        Fit},
+       {"eval", "score a surrogate on other accuracy data", Eval},
+       {"predict", "predicted accuracy of encodings", Predict}},
+      "");
 }
 
 }  // namespace dcnas::cli
