@@ -604,4 +604,6 @@ std::string RenderSvg(const Chart& chart) {
   return svg;
 }
 
+std::string XmlEscape(std::string_view text) { return Escape(text); }
+
 }  // namespace dcnas

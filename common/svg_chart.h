@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dcnas {
@@ -47,5 +48,8 @@ struct Chart {
 // Renders the chart as a standalone SVG document. Throws InputError on unplottable data
 // (non-positive values on a log axis, NaN, mismatched x/y lengths, no points at all).
 std::string RenderSvg(const Chart& chart);
+
+// Escapes &, <, >, " and ' for SVG/XML text and attribute values.
+std::string XmlEscape(std::string_view text);
 
 }  // namespace dcnas

@@ -6,32 +6,12 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/svg_chart.h"
 
 namespace dcnas::search::surrogate {
 namespace {
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(const std::string& s) { return XmlEscape(s); }
 
 std::string F(double v) {
   char buf[32];
