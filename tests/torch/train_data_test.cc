@@ -7,48 +7,19 @@
 #include "common/file_io.h"
 #include "models/block_string.h"
 #include "models/torch/train.h"
+#include "tests/torch/train_fixtures.h"
 
 namespace dcnas::models::libtorch {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::HaveDataset;
+using testing::TinyNetwork;
 
-bool HaveDataset() {
-  return fs::exists(std::string(kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz");
-}
+TrainOptions TinyOptions(const std::string& dir) { return testing::TinyOptions(dir, 1024); }
 
-Graph TinyNetwork(int resolution, int in_channels) {
-  BlockNetworkSpec spec;
-  spec.blocks = {"r1_k3_s22_e1_i16_o8_se0.25", "r1_k3_s22_e2_i8_o16"};
-  spec.stem_filters = 16;
-  spec.head_filters = 32;
-  BuildOptions o;
-  o.resolution = resolution;
-  o.in_channels = in_channels;
-  o.num_classes = 10;
-  return BuildBlockNetwork("tiny", spec, o);
-}
-
-TrainOptions TinyOptions(const std::string& dir) {
-  TrainOptions o;
-  o.epochs = 2;
-  o.batch = 64;
-  o.limit_train = 1024;
-  o.limit_eval = 256;
-  o.seed = 7;
-  o.threads = 1;
-  o.out_dir = dir;
-  return o;
-}
-
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() /
-             ("dcnas_train_data_test_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : testing::TempDir {
+  explicit TempDir(const std::string& name) : testing::TempDir("dcnas_train_data_test", name) {}
 };
 
 // Everything but the timings.
