@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Chooses the accuracy proxy by measurement (search/README.md, "Choosing the proxy"): the same 30
 # architectures of the dc-accelerator space, trained with two seeds under three short proxy
-# settings, and once under a 4x longer training. Resumable: rerun it after an interruption.
+# settings, and once under 4x longer trainings (of the cheapest setting first). Resumable: rerun
+# it after an interruption.
 # Outputs data/accuracy/proxy-study/*.csv; `dcnas accuracy-data stats` turns them into the tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,5 +20,6 @@ run() {  # name, options...
 }
 run r32-n5000-e2 --replicates 2 --proxy-resolution 32 --train-images 5000 --epochs 2
 run r16-n5000-e2 --replicates 2 --proxy-resolution 16 --train-images 5000 --epochs 2
-run r32-n5000-e8 --replicates 1 --proxy-resolution 32 --train-images 5000 --epochs 8
+run r16-n5000-e8 --replicates 1 --proxy-resolution 16 --train-images 5000 --epochs 8
 run r24-n5000-e2 --replicates 2 --proxy-resolution 24 --train-images 5000 --epochs 2
+run r32-n5000-e8 --replicates 1 --proxy-resolution 32 --train-images 5000 --epochs 8
