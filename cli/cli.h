@@ -90,6 +90,7 @@ int RunCompare(const Args& args);       // cmd_compare.cc
 int RunCalibrate(const Args& args);     // cmd_calibrate.cc
 int RunSpace(const Args& args);         // cmd_space.cc
 int RunAccuracyData(const Args& args);  // cmd_accuracy_data.cc
+int RunSearch(const Args& args);        // cmd_search.cc
 #ifdef DCNAS_WITH_XGBOOST
 int RunSurrogate(const Args& args);  // cmd_surrogate.cc (XGBoost)
 #endif

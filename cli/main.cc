@@ -28,6 +28,8 @@ const std::vector<Command>& Commands() {
        dcnas::cli::RunSpace},
       {"accuracy-data", "train sampled architectures on the proxy; label-noise statistics",
        dcnas::cli::RunAccuracyData},
+      {"search", "architecture search against the simulator and the accuracy surrogate",
+       dcnas::cli::RunSearch},
 #ifdef DCNAS_WITH_XGBOOST
       {"surrogate", "fit, evaluate and query the XGBoost accuracy surrogate",
        dcnas::cli::RunSurrogate},

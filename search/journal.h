@@ -1,0 +1,68 @@
+// The search journal: an append-only JSONL file, a header line and one line per told result.
+//
+//   {"format":"dcnas-search-journal","version":1,"space":{...},"config":{...}}
+//   {"id":0,"encoding":"1.0.2_...","accuracy":76.1,"latency_ms":2.31,"reward":0.73}
+//
+// Each line is written with one write() and fsync'ed, so a kill loses at most the line being
+// written; reopening drops a torn last line (one without '\n'). Values are printed with the
+// shortest text that reads back as the same double, so a replay tells bit-identical scores.
+// No timestamps: two runs of one configuration write identical journals.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace dcnas::search {
+
+inline constexpr const char* kJournalFormat = "dcnas-search-journal";
+inline constexpr int kJournalVersion = 1;
+
+struct JournalEntry {
+  uint64_t id = 0;
+  std::string encoding;  // canonical text form
+  double accuracy = 0.0;
+  double latency_ms = 0.0;
+  double reward = 0.0;
+  bool operator==(const JournalEntry&) const = default;
+};
+
+// The header line of a journal for a space and a configuration.
+nlohmann::json JournalHeader(const nlohmann::json& space, const nlohmann::json& config);
+
+// The first key path (e.g. "config.latency.batch") where `a` and `b` differ, ignoring keys named
+// in `ignored` at any depth; empty when they agree.
+std::string FirstDifference(const nlohmann::json& a, const nlohmann::json& b,
+                            const std::vector<std::string>& ignored);
+
+class Journal {
+ public:
+  // Creates `path` with `header` as its first line; throws InputError when it exists.
+  static Journal Create(const std::string& path, const nlohmann::json& header);
+  // Opens an existing journal to continue it: the header must equal `header` (except keys named
+  // "file": paths may differ between runs); a torn last line is cut from the file. Fills
+  // `entries` with the journaled results in file order. Throws InputError naming the file and the
+  // differing key, or the line that does not parse.
+  static Journal Resume(const std::string& path, const nlohmann::json& header,
+                        std::vector<JournalEntry>& entries);
+
+  Journal(Journal&& other) noexcept;
+  Journal& operator=(Journal&& other) = delete;
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  ~Journal();
+
+  // Appends one result line (one write(), then fsync()).
+  void Append(const JournalEntry& entry);
+  const std::string& path() const { return path_; }
+
+ private:
+  Journal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_ = -1;
+};
+
+std::string JournalLine(const JournalEntry& entry);  // with '\n'
+
+}  // namespace dcnas::search

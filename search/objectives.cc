@@ -1,0 +1,187 @@
+#include "search/objectives.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/file_io.h"
+#include "common/table.h"
+#include "common/text.h"
+#include "models/tensor.h"
+
+namespace dcnas::search {
+
+bool AccuracyObjective::PredictWithStd(const std::vector<Encoding>& /*encodings*/,
+                                       std::vector<double>& /*mean*/,
+                                       std::vector<double>& /*std*/) {
+  return false;
+}
+
+namespace {
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  return s;
+}
+
+class TableAccuracy : public AccuracyObjective {
+ public:
+  TableAccuracy(ObjectiveTable table, const Space& space, std::string sha256)
+      : table_(std::move(table)), space_(space), sha256_(std::move(sha256)) {}
+  double Accuracy(const Encoding& e) override {
+    const std::string text = space_.ToText(e);
+    const auto it = table_.values.find(text);
+    if (it == table_.values.end()) {
+      throw InputError(table_.file + ": no accuracy for architecture " + text +
+                       " (the table must cover every architecture the search proposes)");
+    }
+    return it->second;
+  }
+  nlohmann::json Config() const override {
+    return {{"kind", "table"},
+            {"file", table_.file},
+            {"sha256", sha256_},
+            {"rows", table_.values.size()}};
+  }
+
+ private:
+  ObjectiveTable table_;
+  const Space& space_;
+  std::string sha256_;
+};
+
+class TableLatency : public LatencyObjective {
+ public:
+  TableLatency(ObjectiveTable table, const Space& space, std::string sha256)
+      : table_(std::move(table)), space_(space), sha256_(std::move(sha256)) {}
+  double LatencyMs(const Encoding& e) override {
+    const std::string text = space_.ToText(e);
+    const auto it = table_.values.find(text);
+    if (it == table_.values.end()) {
+      throw InputError(table_.file + ": no latency for architecture " + text +
+                       " (the table must cover every architecture the search proposes)");
+    }
+    return it->second;
+  }
+  nlohmann::json Config() const override {
+    return {{"kind", "table"},
+            {"file", table_.file},
+            {"sha256", sha256_},
+            {"rows", table_.values.size()}};
+  }
+
+ private:
+  ObjectiveTable table_;
+  const Space& space_;
+  std::string sha256_;
+};
+
+}  // namespace
+
+ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& column,
+                                  const Space& space, double min, bool min_exclusive) {
+  ObjectiveTable table{path, column, {}};
+  std::istringstream in(ReadFile(path));
+  std::string line;
+  int line_no = 0;
+  int encoding_col = -1, value_col = -1;
+  size_t columns = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    line = Trim(line);
+    if (line.empty()) continue;
+    const std::vector<std::string> fields = Split(line, ',');
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    if (encoding_col < 0) {
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const std::string name = Trim(fields[i]);
+        if (name == "encoding") encoding_col = static_cast<int>(i);
+        if (name == column) value_col = static_cast<int>(i);
+      }
+      if (encoding_col < 0 || value_col < 0) {
+        throw InputError(where + "missing column '" + (encoding_col < 0 ? "encoding" : column) +
+                         "' (a table needs a header with 'encoding' and '" + column + "')");
+      }
+      columns = fields.size();
+      continue;
+    }
+    if (fields.size() != columns) {
+      throw InputError(where + std::to_string(fields.size()) + " fields, the header has " +
+                       std::to_string(columns));
+    }
+    const std::string text = Trim(fields[encoding_col]);
+    std::string canonical;
+    try {
+      canonical = space.ToText(space.Canonical(space.FromText(text)));
+    } catch (const InputError& e) {
+      throw InputError(where + "encoding '" + text + "' of another space than " + space.name() +
+                       ": " + e.what());
+    }
+    const std::string value_text = Trim(fields[value_col]);
+    char* end = nullptr;
+    const double value = std::strtod(value_text.c_str(), &end);
+    if (value_text.empty() || *end != '\0' || !std::isfinite(value) ||
+        (min_exclusive ? !(value > min) : !(value >= min))) {
+      throw InputError(where + "column '" + column + "': bad value '" + value_text + "' (a finite" +
+                       " number " + (min_exclusive ? "above " : "at least ") + FormatFixed(min, 0) +
+                       ")");
+    }
+    const auto [it, inserted] = table.values.emplace(canonical, value);
+    if (!inserted && it->second != value) {
+      throw InputError(where + "architecture " + canonical + " listed twice with different " +
+                       column + " values");
+    }
+  }
+  if (encoding_col < 0) throw InputError(path + ": empty table (no header)");
+  if (table.values.empty()) throw InputError(path + ": no rows");
+  return table;
+}
+
+std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path, const Space& space,
+                                                     const std::string& sha256) {
+  return std::make_unique<TableAccuracy>(ReadObjectiveTable(path, "accuracy", space, 0.0, false),
+                                         space, sha256);
+}
+
+std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path, const Space& space,
+                                                   const std::string& sha256) {
+  return std::make_unique<TableLatency>(ReadObjectiveTable(path, "latency_ms", space, 0.0, true),
+                                        space, sha256);
+}
+
+SimLatency::SimLatency(const Space& space, sim::SimSetup setup, const SimLatencyOptions& options)
+    : space_(space), setup_(std::move(setup)), options_(options) {
+  if (options_.batch < 1) {
+    throw InputError("--batch must be at least 1 (got " + std::to_string(options_.batch) + ")");
+  }
+  build_.batch = options_.batch;
+  build_.dtype = models::ParseDType(options_.precision);
+}
+
+double SimLatency::LatencyMs(const Encoding& e) {
+  const models::Graph graph = space_.BuildFull(e, {}, build_);
+  const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
+                                      {.fusion = options_.fusion, .details = false}, &cache_);
+  return r.latency_s * 1e3;
+}
+
+nlohmann::json SimLatency::Config() const {
+  nlohmann::json sets = nlohmann::json::array();
+  for (const auto& o : options_.overrides) sets.push_back(o.path + "=" + o.value);
+  char calibration_fp[17];
+  std::snprintf(calibration_fp, sizeof calibration_fp, "%016llx",
+                static_cast<unsigned long long>(setup_.calibration.Fingerprint()));
+  return {{"kind", "sim"},
+          {"accelerator", setup_.spec.name},
+          {"stack", setup_.stack.name},
+          {"calibration", setup_.calibration.name},
+          {"calibration_fingerprint", calibration_fp},
+          {"precision", options_.precision},
+          {"batch", options_.batch},
+          {"fusion", options_.fusion},
+          {"sets", sets}};
+}
+
+}  // namespace dcnas::search

@@ -1,0 +1,90 @@
+// The objectives a search scores candidates by: accuracy (a table of measured or synthetic
+// accuracies, or the XGBoost surrogate: search/surrogate_objective.h) and latency (the simulator on
+// the full-size graph, or a table). Each describes itself as JSON for the search journal, so a
+// resume with other objectives is refused.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "search/space.h"
+#include "sim/cost_cache.h"
+#include "sim/engine.h"
+
+namespace dcnas::search {
+
+// Accuracy (percent) of a canonical encoding.
+class AccuracyObjective {
+ public:
+  virtual ~AccuracyObjective() = default;
+  virtual double Accuracy(const Encoding& e) = 0;
+  // Mean and std of the accuracy of many encodings, for predictor-guided search; false when the
+  // objective has no uncertainty (a table), and then `mean` and `std` are untouched.
+  virtual bool PredictWithStd(const std::vector<Encoding>& encodings, std::vector<double>& mean,
+                              std::vector<double>& std);
+  // What the objective is: kind, file, SHA-256, ... (compared on resume).
+  virtual nlohmann::json Config() const = 0;
+};
+
+// Latency (milliseconds per batch) of a canonical encoding.
+class LatencyObjective {
+ public:
+  virtual ~LatencyObjective() = default;
+  virtual double LatencyMs(const Encoding& e) = 0;
+  virtual nlohmann::json Config() const = 0;
+};
+
+// A CSV table of one value per architecture: a header naming at least `encoding` and the value
+// column, one row per architecture (encodings in the space's text form, canonicalised on reading;
+// a value listed twice for one network must agree). Throws InputError naming the file and line
+// for a missing column, an encoding of another space, a non-finite value or one below `min`.
+struct ObjectiveTable {
+  std::string file;
+  std::string column;
+  std::unordered_map<std::string, double> values;  // canonical text -> value
+};
+ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& column,
+                                  const Space& space, double min, bool min_exclusive);
+
+// Accuracy from a table (`encoding,accuracy`); an encoding the table lacks is an InputError
+// naming it and the file. `sha256` (of the file) goes into the configuration.
+std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path, const Space& space,
+                                                     const std::string& sha256);
+// Latency from a table (`encoding,latency_ms`).
+std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path, const Space& space,
+                                                   const std::string& sha256);
+
+// How the simulator objective builds and simulates candidates (the options of `dcnas sim`).
+struct SimLatencyOptions {
+  std::string accelerator = "tpu-v3";
+  std::string stack;        // empty: the accelerator kind's default stack
+  std::string calibration;  // empty: built-in defaults
+  std::vector<sim::Override> overrides;
+  std::string precision;  // resolved dtype of the run (bf16, fp16, fp32, int8)
+  int batch = 128;
+  bool fusion = true;
+};
+
+// Latency from the simulator: each candidate's full-size graph (Space::BuildFull at the batch and
+// precision) simulated on one loaded setup, with one cost cache across candidates, so a layer seen
+// before is not costed again.
+class SimLatency : public LatencyObjective {
+ public:
+  SimLatency(const Space& space, sim::SimSetup setup, const SimLatencyOptions& options);
+  double LatencyMs(const Encoding& e) override;
+  nlohmann::json Config() const override;
+  const sim::CostCache& cache() const { return cache_; }
+
+ private:
+  const Space& space_;
+  sim::SimSetup setup_;
+  SimLatencyOptions options_;
+  models::BuildOptions build_;
+  sim::CostCache cache_;
+};
+
+}  // namespace dcnas::search

@@ -1,0 +1,89 @@
+// One architecture search end to end: a strategy (search/strategy.h) asks, the objectives
+// (search/objectives.h) score, the reward combines accuracy and latency, and every told result is
+// journaled (search/journal.h) so a killed search resumes where it stopped with the same result.
+//
+//   RUN_DIR/journal.jsonl   header (space, configuration) + one line per evaluation
+//   RUN_DIR/pareto.csv      the Pareto front (accuracy up, latency down) of all evaluated points
+//   RUN_DIR/best.json       the best-reward architecture's layer graph (models/graph_json.h)
+//   RUN_DIR/best.txt        its encoding, scores, the op each stage chose and its block strings
+//   RUN_DIR/summary.json    configuration, evaluations, the best architecture, the front's size
+//
+// Asks are of one candidate at a time (32 for `predictor`, whose asks score a whole pool), each
+// scored and told before the next ask, so the search depends only on the seed and the scores:
+// a resume re-creates the strategy, re-asks and re-tells the journaled results in order (each
+// re-asked encoding must equal the journaled one), then continues to the budget.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "models/builder.h"
+#include "search/objectives.h"
+#include "search/space.h"
+#include "search/strategy.h"
+
+namespace dcnas::search {
+
+struct SearchOptions {
+  std::string strategy = "evolution";  // a MakeStrategy name
+  uint64_t seed = 0;
+  int64_t budget = 0;  // evaluations
+  double target_ms = 0.0;
+  double w = kMnasSoftExponent;  // MnasReward's exponent (soft reward)
+  bool hard = false;             // HardReward instead
+  bool resume = false;           // continue RUN_DIR/journal.jsonl
+  // How best.json's graph is built (batch, dtype): the simulated setup's.
+  models::BuildOptions graph_options;
+};
+
+// Asks per round of the predictor strategy (each round scores a pool of StrategyOptions::pool_size
+// candidates).
+inline constexpr int kPredictorAskBatch = 32;
+
+struct SearchPoint {
+  uint64_t id = 0;
+  Encoding encoding;
+  double accuracy = 0.0;
+  double latency_ms = 0.0;
+  double reward = 0.0;
+};
+
+struct SearchProgress {
+  int64_t evaluations = 0;  // told so far, replayed ones included
+  int64_t replayed = 0;     // taken from the journal
+  int64_t budget = 0;
+  double best_reward = 0.0;
+};
+using ProgressFn = std::function<void(const SearchProgress&)>;
+
+struct SearchResult {
+  nlohmann::json header;            // the journal's header (space and configuration)
+  std::vector<SearchPoint> points;  // every evaluation, in telling order
+  int64_t replayed = 0;
+  size_t best = 0;            // index into points: highest reward, earliest on ties
+  std::vector<size_t> front;  // indices into points: the Pareto front, distinct encodings,
+                              // by latency ascending
+};
+
+// The reward of one scored architecture under `options` (MnasReward or HardReward).
+double SearchReward(const SearchOptions& options, double accuracy, double latency_ms);
+
+// The configuration recorded in the journal: strategy, seed, budget, reward, objectives.
+nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjective& accuracy,
+                            const LatencyObjective& latency);
+
+// Runs (or with options.resume continues) the search in `run_dir` (created if missing) and
+// writes its outputs. Throws InputError for a bad option (unknown strategy, target <= 0, budget
+// < 1), a journal that exists without resume, or one of another space or configuration.
+SearchResult RunSearch(const Space& space, const SearchOptions& options,
+                       AccuracyObjective& accuracy, LatencyObjective& latency,
+                       const std::string& run_dir, const ProgressFn& progress = {});
+
+// Writes pareto.csv, best.json, best.txt and summary.json (atomically) for a result.
+void WriteSearchOutputs(const Space& space, const SearchOptions& options,
+                        const SearchResult& result, const std::string& run_dir);
+
+}  // namespace dcnas::search

@@ -1,0 +1,19 @@
+// Accuracy from the XGBoost surrogate (search/accuracy_surrogate.h), as a search objective.
+// Built only with XGBoost.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "search/objectives.h"
+
+namespace dcnas::search {
+
+// Loads the surrogate at `path` and refuses it (InputError naming the file) when it was fitted to
+// another space than `space` or its held-out Kendall tau is below `min_tau`. Predictions are the
+// ensemble mean (percent); PredictWithStd gives the ensemble's std too.
+std::unique_ptr<AccuracyObjective> MakeSurrogateAccuracy(const std::string& path,
+                                                         const Space& space, double min_tau,
+                                                         const std::string& sha256);
+
+}  // namespace dcnas::search

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# dcnas search end to end on a small space whose every architecture has a synthetic accuracy (a
+# table generated here from `dcnas space sample`), latency from the simulator: outputs parse, two
+# runs are identical, a run killed with -9 and resumed (and a journal with a torn last line) ends
+# with the uninterrupted run's files, bad input exits 2 with the reason.
+set -u
+dcnas="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/../cli/smoke_lib.sh"
+spaces="$DCNAS_SOURCE_ROOT/data/search_spaces"
+
+# 256 networks: block x activation x kernel in stages 2 and 3, block x activation in stage 4.
+cat > "$tmp/small.yaml" <<'YAML'
+format: dcnas-search-space
+version: 1
+name: small
+description: a small space for the search tests
+sources: ["tests/search/search_run_test.sh"]
+network: {resolution: 224, stem_filters: 32, head_filters: 1280, activation: relu,
+          se_coefficient: 4, dropout: 0.2}
+proxy: {resolution: 32, in_channels: 1, num_classes: 10, removed_downsamples: 1, width: 0.25}
+defaults: {block: mbconv, kernel: 3, expand: 4, se: 0, activation: relu, repeats_delta: 0,
+           filters_multiplier: 1.0}
+stages:
+  - {stride: 1, filters: 16, repeats: 1, choices: {expand: 1}}
+  - {stride: 2, filters: 24, repeats: 2, choices: {block: [mbconv, fused], activation: [relu, swish], kernel: [3, 5]}}
+  - {stride: 2, filters: 40, repeats: 2, choices: {block: [mbconv, fused], activation: [relu, swish], kernel: [3, 5]}}
+  - {stride: 2, filters: 80, repeats: 3, choices: {block: [mbconv, fused], activation: [relu, swish]}}
+  - {stride: 1, filters: 112, repeats: 3}
+  - {stride: 2, filters: 192, repeats: 4}
+  - {stride: 1, filters: 320, repeats: 1}
+YAML
+space="$tmp/small.yaml"
+"$dcnas" space sample "$space" -n 3000 --seed 1 --format json > "$tmp/sample.json"
+python3 - "$tmp/sample.json" "$tmp" <<'PY'
+import json, random, sys
+rows = json.load(open(sys.argv[1])); out = sys.argv[2]
+rng = random.Random(1); effect = {}; seen = {}
+for r in rows:
+    if r["encoding"] in seen: continue
+    digits = r["encoding"].replace("_", ".").split(".")
+    seen[r["encoding"]] = (75 + sum(effect.setdefault((j, d), rng.gauss(0, 1.0))
+                                    for j, d in enumerate(digits)), r)
+with open(out + "/acc.csv", "w") as f:
+    f.write("encoding,accuracy\n")
+    for e, (a, r) in seen.items(): f.write(f"{e},{a:.3f}\n")
+with open(out + "/lat.csv", "w") as f:
+    f.write("encoding,latency_ms\n")
+    for e, (a, r) in seen.items(): f.write(f"{e},{r['flops'] / 1e8:.4f}\n")
+cols = ("space,fingerprint,encoding,depth,width,resolution,proxy_resolution,proxy_width,"
+        "removed_downsamples,epochs,train_images,batch,optimizer,learning_rate,seed,replicate,"
+        "val_accuracy,test_accuracy,params,flops,proxy_params,train_time_s,blocks")
+with open(out + "/train.csv", "w") as f:
+    f.write(cols + "\n")
+    for i, (e, (a, r)) in enumerate(seen.items()):
+        f.write(f"small,FP,{e},1,1,1,32,0.25,1,2,5000,128,sgd,0,{i},0,{a:.3f},{a:.3f},"
+                f"{r['params']},{r['flops']},1000,1.5,{' '.join(r['blocks'])}\n")
+print(len(seen), "architectures")
+PY
+fp=$("$dcnas" space show "$space" | head -1 | sed 's/.*fingerprint //')
+sed -i "s/,FP,/,$fp,/" "$tmp/train.csv"
+if [ "$(wc -l < "$tmp/acc.csv")" -eq 257 ]; then echo "ok   the table covers the space"; else
+  echo "FAIL the table has $(wc -l < "$tmp/acc.csv") lines, expected 257"; fails=$((fails + 1)); fi
+
+common=(--space "$space" --accel tpu-v3 --batch 128 --target-ms 15 --accuracy "table:$tmp/acc.csv")
+check "search evolution" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --out "$tmp/a"
+contains "prints the best reward" "$tmp/out" "best reward"
+for f in journal.jsonl pareto.csv best.json best.txt summary.json; do
+  if [ -s "$tmp/a/$f" ]; then echo "ok   wrote $f"; else echo "FAIL missing $f"; fails=$((fails + 1)); fi
+done
+json_ok "summary.json parses" "$tmp/a/summary.json"
+json_ok "best.json parses" "$tmp/a/best.json"
+contains "best.txt names the stage ops" "$tmp/a/best.txt" "stage 2: "
+contains "pareto.csv header" "$tmp/a/pareto.csv" "^accuracy,latency_ms,reward,params,flops,encoding,blocks$"
+contains "journal header" "$tmp/a/journal.jsonl" '"format":"dcnas-search-journal"'
+if [ "$(wc -l < "$tmp/a/journal.jsonl")" -eq 301 ]; then echo "ok   journal: header + 300 lines"; else
+  echo "FAIL journal lines"; fails=$((fails + 1)); fi
+check "best.json simulates" 0 "$dcnas" sim --graph "$tmp/a/best.json" --accel tpu-v3
+
+same() {  # same NAME DIR1 DIR2: journal, pareto.csv and summary.json identical
+  if cmp -s "$2/journal.jsonl" "$3/journal.jsonl" && cmp -s "$2/pareto.csv" "$3/pareto.csv" &&
+     cmp -s "$2/summary.json" "$3/summary.json"; then echo "ok   $1"; else
+    echo "FAIL $1: $2 and $3 differ"; fails=$((fails + 1)); fi
+}
+check "search evolution again" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --out "$tmp/b"
+same "same seed, same search" "$tmp/a" "$tmp/b"
+check "another seed" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 4 --out "$tmp/c"
+if cmp -s "$tmp/a/journal.jsonl" "$tmp/c/journal.jsonl"; then echo "FAIL seeds 3 and 4 gave one journal"; fails=$((fails + 1)); else echo "ok   another seed, another search"; fi
+
+for s in random rl nsga2; do
+  check "search $s" 0 "$dcnas" search "${common[@]}" --strategy "$s" --budget 150 --seed 1 --out "$tmp/$s"
+  json_ok "$s summary parses" "$tmp/$s/summary.json"
+done
+check "search hard reward, latency table" 0 "$dcnas" search "${common[@]}" --strategy evolution --hard --latency "table:$tmp/lat.csv" --budget 100 --out "$tmp/t"
+contains "latency table in the configuration" "$tmp/t/journal.jsonl" '"latency":{"file"'
+
+# Torn last line: a journal cut in the middle of a line resumes to the uninterrupted result.
+mkdir -p "$tmp/torn"
+head -c "$(( $(head -n 121 "$tmp/a/journal.jsonl" | wc -c) + 30 ))" "$tmp/a/journal.jsonl" > "$tmp/torn/journal.jsonl"
+check "resume a torn journal" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --out "$tmp/torn" --resume
+contains "replayed 120" "$tmp/out" "120 replayed"
+same "torn journal resumed = uninterrupted" "$tmp/a" "$tmp/torn"
+
+# kill -9 once results appear, resume, compare with an uninterrupted run.
+long=(--strategy nsga2 --budget 1500 --seed 5)
+check "uninterrupted nsga2" 0 "$dcnas" search "${common[@]}" "${long[@]}" --out "$tmp/full"
+"$dcnas" search "${common[@]}" "${long[@]}" --out "$tmp/killed" > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 400); do
+  [ "$(cat "$tmp/killed/journal.jsonl" 2>/dev/null | wc -l)" -gt 200 ] && break
+  sleep 0.01
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+lines=$(wc -l < "$tmp/killed/journal.jsonl")
+if [ "$lines" -lt 1501 ]; then echo "ok   killed after $lines journal lines"; else echo "FAIL the run finished before the kill"; fails=$((fails + 1)); fi
+check "resume after kill -9" 0 "$dcnas" search "${common[@]}" "${long[@]}" --out "$tmp/killed" --resume
+same "killed and resumed = uninterrupted" "$tmp/full" "$tmp/killed"
+
+# Refusals.
+check "journal exists without --resume" 2 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --out "$tmp/a"
+contains "names --resume" "$tmp/err" "resume"
+check "resume with another seed" 2 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 9 --out "$tmp/a" --resume
+contains "names the differing key" "$tmp/err" "does not match this configuration: config.seed"
+check "resume with another target" 2 "$dcnas" search --space "$space" --accel tpu-v3 --batch 128 --target-ms 16 --accuracy "table:$tmp/acc.csv" --strategy evolution --budget 300 --seed 3 --out "$tmp/a" --resume
+contains "names the target" "$tmp/err" "config.reward.target_ms"
+check "resume in another space" 2 "$dcnas" search --space "$spaces/mnasnet.yaml" --accel tpu-v3 --target-ms 15 --accuracy "table:$tmp/acc.csv" --strategy evolution --budget 300 --seed 3 --out "$tmp/a" --resume
+sed 's/head_filters: 1280/head_filters: 1408/' "$space" > "$tmp/wider.yaml"
+check "resume with a journal of another space" 2 "$dcnas" search --space "$tmp/wider.yaml" --accel tpu-v3 --batch 128 --target-ms 15 --accuracy "table:$tmp/acc.csv" --strategy evolution --budget 300 --seed 3 --out "$tmp/a" --resume
+contains "names the space's fingerprint" "$tmp/err" "does not match this configuration: space.fingerprint"
+check "unknown strategy" 2 "$dcnas" search "${common[@]}" --strategy evolutoin --budget 10 --out "$tmp/x"
+contains "unknown strategy listed" "$tmp/err" "did you mean"
+check "unknown accelerator" 2 "$dcnas" search "${common[@]}" --accel tpu-v9 --strategy random --budget 10 --out "$tmp/x"
+check "target 0" 2 "$dcnas" search --space "$space" --target-ms 0 --accuracy "table:$tmp/acc.csv" --budget 10 --out "$tmp/x"
+contains "target named" "$tmp/err" "target-ms"
+check "budget 0" 2 "$dcnas" search "${common[@]}" --budget 0 --out "$tmp/x"
+contains "budget named" "$tmp/err" "budget"
+check "accuracy train" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy train --budget 10 --out "$tmp/x"
+contains "train not built" "$tmp/err" "not built yet"
+check "predictor without a surrogate" 2 "$dcnas" search "${common[@]}" --strategy predictor --budget 10 --out "$tmp/x"
+check "table misses an architecture" 2 "$dcnas" search --space "$spaces/dc-accelerator.yaml" --target-ms 15 --accuracy "table:$tmp/acc.csv" --budget 10 --out "$tmp/x"
+contains "foreign table line named" "$tmp/err" "acc.csv:2: encoding"
+if [ -e "$tmp/x/journal.jsonl" ]; then echo "FAIL a refused search left a journal"; fails=$((fails + 1)); else echo "ok   refused searches wrote no journal"; fi
+
+if "$dcnas" --help | grep -q surrogate; then
+  check "surrogate fit" 0 "$dcnas" surrogate fit --data "$tmp/train.csv" --space "$space" --out "$tmp/s.ubj" --members 2 --no-learning-curve
+  check "search with the surrogate" 0 "$dcnas" search --space "$space" --target-ms 15 --accuracy "surrogate:$tmp/s.ubj" --min-surrogate-tau 0 --strategy evolution --budget 100 --out "$tmp/sur"
+  contains "surrogate in the configuration" "$tmp/sur/journal.jsonl" '"kind":"surrogate"'
+  check "predictor with the surrogate" 0 "$dcnas" search --space "$space" --target-ms 15 --accuracy "surrogate:$tmp/s.ubj" --min-surrogate-tau 0 --strategy predictor --budget 64 --out "$tmp/pred"
+  check "surrogate below the floor" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy "surrogate:$tmp/s.ubj" --min-surrogate-tau 1.01 --budget 10 --out "$tmp/x"
+  contains "floor named" "$tmp/err" "s.ubj"
+  check "surrogate of another space" 2 "$dcnas" search --space "$spaces/dc-accelerator.yaml" --target-ms 15 --accuracy "surrogate:$tmp/s.ubj" --min-surrogate-tau 0 --budget 10 --out "$tmp/x"
+fi
+smoke_finish
