@@ -153,9 +153,26 @@ Journal::Journal(Journal&& other) noexcept : path_(std::move(other.path_)), fd_(
 }
 
 Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) {
+    if (unsynced_) ::fsync(fd_);
+    ::close(fd_);
+  }
 }
 
-void Journal::Append(const JournalEntry& entry) { WriteAll(fd_, path_, JournalLine(entry)); }
+void Journal::Append(const JournalEntry& entry) {
+  const std::string line = JournalLine(entry);
+  if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    throw InputError(path_ + ": write failed: " + std::strerror(errno));
+  }
+  unsynced_ = true;
+  if (std::chrono::steady_clock::now() - last_sync_ >= kSyncInterval) Sync();
+}
+
+void Journal::Sync() {
+  if (!unsynced_) return;
+  if (::fsync(fd_) != 0) throw InputError(path_ + ": fsync failed: " + std::strerror(errno));
+  unsynced_ = false;
+  last_sync_ = std::chrono::steady_clock::now();
+}
 
 }  // namespace dcnas::search

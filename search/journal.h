@@ -3,12 +3,15 @@
 //   {"format":"dcnas-search-journal","version":1,"space":{...},"config":{...}}
 //   {"id":0,"encoding":"1.0.2_...","accuracy":76.1,"latency_ms":2.31,"reward":0.73}
 //
-// Each line is written with one write() and fsync'ed, so a kill loses at most the line being
-// written; reopening drops a torn last line (one without '\n'). Values are printed with the
+// Each line is written with one write() as soon as its result is told, so a killed process loses
+// at most the line being written; fsync() groups the lines of up to 50 ms (an OS crash loses at
+// most those, and a resume re-evaluates them). Reopening drops a torn last line (one without
+// '\n'). Values are printed with the
 // shortest text that reads back as the same double, so a replay tells bit-identical scores.
 // No timestamps: two runs of one configuration write identical journals.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -53,14 +56,21 @@ class Journal {
   Journal& operator=(const Journal&) = delete;
   ~Journal();
 
-  // Appends one result line (one write(), then fsync()).
+  // Appends one result line with one write(), at once: a killed process loses nothing it told.
+  // fsync() follows when kSyncInterval has passed since the last one (group commit), and on
+  // Sync() and destruction: an OS crash or power loss loses at most that window, which a resume
+  // re-evaluates deterministically.
   void Append(const JournalEntry& entry);
+  void Sync();
+  static constexpr std::chrono::milliseconds kSyncInterval{50};
   const std::string& path() const { return path_; }
 
  private:
   Journal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   std::string path_;
   int fd_ = -1;
+  bool unsynced_ = false;
+  std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
 };
 
 std::string JournalLine(const JournalEntry& entry);  // with '\n'

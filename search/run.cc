@@ -139,6 +139,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
       if (progress) progress(p);
     }
   }
+  journal.Sync();
   result.replayed = p.replayed;
 
   // The front over distinct encodings (the first evaluation of each).
