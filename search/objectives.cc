@@ -26,20 +26,21 @@ std::string Trim(std::string s) {
   return s;
 }
 
-class TableAccuracy : public AccuracyObjective {
+// A table objective's lookup and configuration, shared by accuracy and latency tables.
+class TableLookup {
  public:
-  TableAccuracy(ObjectiveTable table, const Space& space, std::string sha256)
+  TableLookup(ObjectiveTable table, const Space& space, std::string sha256)
       : table_(std::move(table)), space_(space), sha256_(std::move(sha256)) {}
-  double Accuracy(const Encoding& e) override {
+  double Get(const Encoding& e, const char* what) const {
     const std::string text = space_.ToText(e);
     const auto it = table_.values.find(text);
     if (it == table_.values.end()) {
-      throw InputError(table_.file + ": no accuracy for architecture " + text +
+      throw InputError(table_.file + ": no " + what + " for architecture " + text +
                        " (the table must cover every architecture the search proposes)");
     }
     return it->second;
   }
-  nlohmann::json Config() const override {
+  nlohmann::json Config() const {
     return {{"kind", "table"},
             {"file", table_.file},
             {"sha256", sha256_},
@@ -52,30 +53,24 @@ class TableAccuracy : public AccuracyObjective {
   std::string sha256_;
 };
 
-class TableLatency : public LatencyObjective {
+class TableAccuracy : public AccuracyObjective {
  public:
-  TableLatency(ObjectiveTable table, const Space& space, std::string sha256)
-      : table_(std::move(table)), space_(space), sha256_(std::move(sha256)) {}
-  double LatencyMs(const Encoding& e) override {
-    const std::string text = space_.ToText(e);
-    const auto it = table_.values.find(text);
-    if (it == table_.values.end()) {
-      throw InputError(table_.file + ": no latency for architecture " + text +
-                       " (the table must cover every architecture the search proposes)");
-    }
-    return it->second;
-  }
-  nlohmann::json Config() const override {
-    return {{"kind", "table"},
-            {"file", table_.file},
-            {"sha256", sha256_},
-            {"rows", table_.values.size()}};
-  }
+  explicit TableAccuracy(TableLookup lookup) : lookup_(std::move(lookup)) {}
+  double Accuracy(const Encoding& e) override { return lookup_.Get(e, "accuracy"); }
+  nlohmann::json Config() const override { return lookup_.Config(); }
 
  private:
-  ObjectiveTable table_;
-  const Space& space_;
-  std::string sha256_;
+  TableLookup lookup_;
+};
+
+class TableLatency : public LatencyObjective {
+ public:
+  explicit TableLatency(TableLookup lookup) : lookup_(std::move(lookup)) {}
+  double LatencyMs(const Encoding& e) override { return lookup_.Get(e, "latency"); }
+  nlohmann::json Config() const override { return lookup_.Config(); }
+
+ private:
+  TableLookup lookup_;
 };
 
 }  // namespace
@@ -141,14 +136,14 @@ ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& co
 
 std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path, const Space& space,
                                                      const std::string& sha256) {
-  return std::make_unique<TableAccuracy>(ReadObjectiveTable(path, "accuracy", space, 0.0, false),
-                                         space, sha256);
+  return std::make_unique<TableAccuracy>(
+      TableLookup(ReadObjectiveTable(path, "accuracy", space, 0.0, false), space, sha256));
 }
 
 std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path, const Space& space,
                                                    const std::string& sha256) {
-  return std::make_unique<TableLatency>(ReadObjectiveTable(path, "latency_ms", space, 0.0, true),
-                                        space, sha256);
+  return std::make_unique<TableLatency>(
+      TableLookup(ReadObjectiveTable(path, "latency_ms", space, 0.0, true), space, sha256));
 }
 
 SimLatency::SimLatency(const Space& space, sim::SimSetup setup, const SimLatencyOptions& options)
