@@ -145,7 +145,7 @@ Journal Journal::Resume(const std::string& path, const nlohmann::json& header,
     e.reward = Number(j, "reward", where);
     entries.push_back(std::move(e));
   }
-  return Journal(path, OpenForAppend(path, 0));
+  return {path, OpenForAppend(path, 0)};
 }
 
 Journal::Journal(Journal&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) {

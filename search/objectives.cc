@@ -146,8 +146,8 @@ std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path, cons
       TableLookup(ReadObjectiveTable(path, "latency_ms", space, 0.0, true), space, sha256));
 }
 
-SimLatency::SimLatency(const Space& space, sim::SimSetup setup, const SimLatencyOptions& options)
-    : space_(space), setup_(std::move(setup)), options_(options) {
+SimLatency::SimLatency(const Space& space, sim::SimSetup setup, SimLatencyOptions options)
+    : space_(space), setup_(std::move(setup)), options_(std::move(options)) {
   if (options_.batch < 1) {
     throw InputError("--batch must be at least 1 (got " + std::to_string(options_.batch) + ")");
   }

@@ -74,7 +74,7 @@ struct SimLatencyOptions {
 // before is not costed again.
 class SimLatency : public LatencyObjective {
  public:
-  SimLatency(const Space& space, sim::SimSetup setup, const SimLatencyOptions& options);
+  SimLatency(const Space& space, sim::SimSetup setup, SimLatencyOptions options);
   double LatencyMs(const Encoding& e) override;
   nlohmann::json Config() const override;
   const sim::CostCache& cache() const { return cache_; }

@@ -59,6 +59,7 @@ struct SearchProgress {
 };
 using ProgressFn = std::function<void(const SearchProgress&)>;
 
+// NOLINTNEXTLINE(bugprone-exception-escape): clang-tidy 14 flags the implicit members of json.
 struct SearchResult {
   nlohmann::json header;            // the journal's header (space and configuration)
   std::vector<SearchPoint> points;  // every evaluation, in telling order
