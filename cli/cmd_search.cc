@@ -53,32 +53,94 @@ std::unique_ptr<search::AccuracyObjective> MakeAccuracy(const std::string& text,
   throw UsageError("unknown --accuracy '" + text + "' (valid: surrogate:FILE, table:FILE, train)");
 }
 
-}  // namespace
-
-int RunSearch(const Args& args) {
-  po::options_description options("options");
+struct SearchArgs {
   SimSelection sim_sel;
   std::string space_file, accuracy_text, latency_text, out;
   search::SearchOptions o;
   int batch = 128;
   double min_tau = 0.5;
-  options.add_options()("space", po::value(&space_file), "search-space YAML file")(
+};
+
+void AddSearchOptions(po::options_description& options, SearchArgs& a) {
+  search::SearchOptions& o = a.o;
+  options.add_options()("space", po::value(&a.space_file), "search-space YAML file")(
       "strategy", po::value(&o.strategy)->default_value(o.strategy),
       "random, evolution, rl, nsga2 (Pareto: accuracy up, latency down) or predictor")(
-      "batch", po::value(&batch)->default_value(batch), "batch size of the simulated graphs")(
+      "batch", po::value(&a.batch)->default_value(a.batch), "batch size of the simulated graphs")(
       "target-ms", po::value(&o.target_ms), "latency target T of the reward (ms per batch)")(
       "w", po::value(&o.w)->default_value(o.w), "soft reward exponent: ACC * (LAT / T)^w")(
       "hard", po::bool_switch(&o.hard), "hard constraint: w = 0 under T, -1 above")(
-      "accuracy", po::value(&accuracy_text), "surrogate:FILE, table:FILE (encoding,accuracy)")(
-      "min-surrogate-tau", po::value(&min_tau)->default_value(min_tau),
+      "accuracy", po::value(&a.accuracy_text), "surrogate:FILE, table:FILE (encoding,accuracy)")(
+      "min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
       "refuse a surrogate whose held-out Kendall tau is below this")(
-      "latency", po::value(&latency_text)->default_value("sim"),
+      "latency", po::value(&a.latency_text)->default_value("sim"),
       "sim (the simulator) or table:FILE (encoding,latency_ms)")(
       "budget", po::value(&o.budget), "evaluations")("seed", po::value(&o.seed)->default_value(0),
                                                      "seed of the strategy")(
-      "out", po::value(&out), "run directory (journal.jsonl, pareto.csv, best.*, summary.json)")(
+      "out", po::value(&a.out), "run directory (journal.jsonl, pareto.csv, best.*, summary.json)")(
       "resume", po::bool_switch(&o.resume), "continue the journal in --out");
-  sim_sel.AddOptions(options, false);
+  a.sim_sel.AddOptions(options, false);
+}
+
+// The latency objective (the simulator with the --accel/--stack/... setup, or a table); sets the
+// graph options of the search to the simulated batch and precision.
+std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const search::Space& space) {
+  const SimSelection& sel = a.sim_sel;
+  const sim::SimSetup setup =
+      sim::LoadSetup(sel.accel, sel.stack, sel.calibration, sel.Overrides());
+  search::SimLatencyOptions lo;
+  lo.accelerator = sel.accel;
+  lo.stack = sel.stack;
+  lo.calibration = sel.calibration;
+  lo.overrides = sel.Overrides();
+  lo.precision = sel.PrecisionFor(setup.spec.kind);
+  lo.batch = a.batch;
+  lo.fusion = !sel.no_fusion;
+  a.o.graph_options.batch = a.batch;
+  a.o.graph_options.dtype = models::ParseDType(lo.precision);
+  const auto [kind, file] = SplitSource(a.latency_text);
+  if (a.latency_text == "sim") return std::make_unique<search::SimLatency>(space, setup, lo);
+  if (kind == "table" && !file.empty()) {
+    return search::MakeTableLatency(file, space, FileSha256(file));
+  }
+  throw UsageError("unknown --latency '" + a.latency_text + "' (valid: sim, table:FILE)");
+}
+
+// The progress line: evaluations, candidates/s (fresh evaluations only), best reward, ETA.
+class SearchStatus {
+ public:
+  void operator()(const search::SearchProgress& p) {
+    fresh_ = p.evaluations - p.replayed;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(250) && p.evaluations < p.budget) return;
+    last_ = now;
+    const double r = Rate();
+    const double eta = r > 0 ? static_cast<double>(p.budget - p.evaluations) / r : 0.0;
+    line_(std::to_string(p.evaluations) + "/" + std::to_string(p.budget) + " evaluations" +
+              (p.replayed > 0 ? " (" + std::to_string(p.replayed) + " from the journal)" : "") +
+              ", " + FormatFixed(r, 0) + " candidates/s, best reward " +
+              FormatFixed(p.best_reward, 4) + ", ETA " + FormatFixed(eta, 0) + " s",
+          p.evaluations == p.budget);
+  }
+  double Rate() const {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return s > 0 ? static_cast<double>(fresh_) / s : 0.0;
+  }
+
+ private:
+  std::function<void(const std::string&, bool)> line_ = StatusLine(false);
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = start_;
+  int64_t fresh_ = 0;
+};
+
+}  // namespace
+
+int RunSearch(const Args& args) {
+  po::options_description options("options");
+  SearchArgs a;
+  AddSearchOptions(options, a);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas search --space FILE --strategy evolution|rl|random|nsga2|predictor "
@@ -93,68 +155,25 @@ int RunSearch(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
-  if (space_file.empty() || out.empty() || accuracy_text.empty()) {
+  if (a.space_file.empty() || a.out.empty() || a.accuracy_text.empty()) {
     throw UsageError("dcnas search: --space, --accuracy and --out are required");
   }
   if (vm.count("budget") == 0) throw UsageError("dcnas search: --budget is required");
   if (vm.count("target-ms") == 0) throw UsageError("dcnas search: --target-ms is required");
-  const search::Space space = search::Space::Load(space_file);
-  const sim::SimSetup setup =
-      sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
-  search::SimLatencyOptions lo;
-  lo.accelerator = sim_sel.accel;
-  lo.stack = sim_sel.stack;
-  lo.calibration = sim_sel.calibration;
-  lo.overrides = sim_sel.Overrides();
-  lo.precision = sim_sel.PrecisionFor(setup.spec.kind);
-  lo.batch = batch;
-  lo.fusion = !sim_sel.no_fusion;
-  o.graph_options.batch = batch;
-  o.graph_options.dtype = models::ParseDType(lo.precision);
-
-  std::unique_ptr<search::LatencyObjective> latency;
-  const auto [latency_kind, latency_file] = SplitSource(latency_text);
-  if (latency_text == "sim") {
-    latency = std::make_unique<search::SimLatency>(space, setup, lo);
-  } else if (latency_kind == "table" && !latency_file.empty()) {
-    latency = search::MakeTableLatency(latency_file, space, FileSha256(latency_file));
-  } else {
-    throw UsageError("unknown --latency '" + latency_text + "' (valid: sim, table:FILE)");
-  }
-  const auto accuracy = MakeAccuracy(accuracy_text, space, min_tau);
-
-  const auto status = StatusLine(false);
-  const auto start = std::chrono::steady_clock::now();
-  auto last = start;
-  int64_t fresh = 0;
-  auto rate = [&](int64_t evaluated) {
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return s > 0 ? static_cast<double>(evaluated) / s : 0.0;
-  };
-  const auto result =
-      search::RunSearch(space, o, *accuracy, *latency, out, [&](const search::SearchProgress& p) {
-        fresh = p.evaluations - p.replayed;
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last < std::chrono::milliseconds(250) && p.evaluations < p.budget) return;
-        last = now;
-        const double r = rate(fresh);
-        const double eta = r > 0 ? static_cast<double>(p.budget - p.evaluations) / r : 0.0;
-        status(
-            std::to_string(p.evaluations) + "/" + std::to_string(p.budget) + " evaluations" +
-                (p.replayed > 0 ? " (" + std::to_string(p.replayed) + " from the journal)" : "") +
-                ", " + FormatFixed(r, 0) + " candidates/s, best reward " +
-                FormatFixed(p.best_reward, 4) + ", ETA " + FormatFixed(eta, 0) + " s",
-            p.evaluations == p.budget);
-      });
+  const search::Space space = search::Space::Load(a.space_file);
+  const auto latency = MakeLatency(a, space);
+  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau);
+  SearchStatus status;
+  const auto result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
+                                        [&status](const search::SearchProgress& p) { status(p); });
   const auto& best = result.points.at(result.best);
-  std::cout << "search " << o.strategy << " (seed " << o.seed << ") over " << space.name() << ": "
-            << result.points.size() << " evaluations (" << result.replayed
-            << " replayed from the journal), " << FormatFixed(rate(fresh), 0)
+  std::cout << "search " << a.o.strategy << " (seed " << a.o.seed << ") over " << space.name()
+            << ": " << result.points.size() << " evaluations (" << result.replayed
+            << " replayed from the journal), " << FormatFixed(status.Rate(), 0)
             << " candidates/s\nbest reward " << FormatFixed(best.reward, 4) << ": accuracy "
             << FormatFixed(best.accuracy, 3) << ", latency " << FormatFixed(best.latency_ms, 4)
             << " ms, " << space.ToText(best.encoding) << "\nPareto front: " << result.front.size()
-            << " architectures\n-> " << out
+            << " architectures\n-> " << a.out
             << "/ (journal.jsonl, pareto.csv, best.json, best.txt, summary.json)\n";
   return 0;
 }
