@@ -47,6 +47,13 @@ for f in data/accuracy/proxy-study/*.csv; do
   echo "-- $f"
   "$dcnas" accuracy-data stats "$f" --space data/search_spaces/dc-accelerator.yaml
 done | tee "$out/proxy-study.txt"
+for short in r16 r32; do  # proxy validity: the short proxy against its 4x longer training
+  long="data/accuracy/proxy-study/$short-n5000-e8.csv"
+  [ -f "$long" ] || continue
+  echo "-- $short-n5000-e2 against $long"
+  "$dcnas" accuracy-data stats "data/accuracy/proxy-study/$short-n5000-e2.csv" --against "$long" \
+    | grep -E "shared|against"
+done | tee -a "$out/proxy-study.txt"
 
 echo
 echo "main job done: tables and charts (roofline.svg, roofline-flops-latency.svg, compare-*.svg) in $out/"
