@@ -152,12 +152,15 @@ AccuracyRow DescribeJob(const Space& space, const Job& job, const ProxyRecipe& r
   row.recipe = recipe;
   row.seed = job.seed;
   row.replicate = job.replicate;
+  return row;
+}
+
+void AddCounts(const Space& space, const Job& job, AccuracyRow& row) {
   const models::OpCounts full =
       models::CountGraph(space.BuildFull(job.encoding, job.scaling, models::BuildOptions{}));
   row.params = full.params;
   row.flops = full.flops;
   row.blocks = Join(space.Decode(job.encoding).blocks, " ");
-  return row;
 }
 
 GenerateSummary Generate(const Space& space, const GenerateOptions& o,
@@ -198,22 +201,23 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
     for (const auto& r : existing.rows) done.insert(r.JobKey());
   }
   AccuracyAppender appender(o.out);  // checks the header and cuts a torn last row
-  std::vector<size_t> todo;
+  std::vector<size_t> pending;
   std::vector<AccuracyRow> rows(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     rows[i] = DescribeJob(space, jobs[i], o.recipe);
     if (done.count(rows[i].JobKey())) {
       ++summary.already_done;
     } else {
-      todo.push_back(i);
+      AddCounts(space, jobs[i], rows[i]);  // only for runs still to train
+      pending.push_back(i);
     }
   }
   progress(std::to_string(summary.planned) + " runs planned, " +
                std::to_string(summary.already_done) + " already in " + o.out + ", " +
-               std::to_string(todo.size()) + " to train with " + std::to_string(o.jobs) +
+               std::to_string(pending.size()) + " to train with " + std::to_string(o.jobs) +
                " worker(s)",
            true);
-  if (todo.empty()) return summary;
+  if (pending.empty()) return summary;
 
   // Read once here (no LibTorch in the parent); the workers inherit it.
   const lt::TrainingData data = lt::TrainingData::Load(o.data_dir);
@@ -221,9 +225,9 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
   std::map<pid_t, Running> running;
   size_t next = 0;
   double trained_time = 0.0;
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && static_cast<int>(running.size()) < o.jobs) {
-      const size_t j = todo[next++];
+  while (next < pending.size() || !running.empty()) {
+    while (next < pending.size() && static_cast<int>(running.size()) < o.jobs) {
+      const size_t j = pending[next++];
       int fds[2];
       if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
       Running run{j, fds[0]};
@@ -284,7 +288,7 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double rate = static_cast<double>(summary.trained) / elapsed;  // runs per second
-    const size_t left = todo.size() - summary.trained - summary.failed;
+    const size_t left = pending.size() - summary.trained - summary.failed;
     progress("[" + std::to_string(summary.already_done + summary.trained) + "/" +
                  std::to_string(summary.planned) + "] " + FormatFixed(rate * 3600.0, 1) +
                  " runs/h, ETA " + lt::FormatDuration(static_cast<double>(left) / rate) +

@@ -55,8 +55,10 @@ struct ScalingGrid {
 // The deterministic plan: `count` distinct canonical architectures (and scalings) x replicates.
 std::vector<Job> PlanJobs(const Space& space, const GenerateOptions& options);
 
-// Builds the row of a job except its training results (full-size counts, blocks, recipe).
+// The identity of a job's row (space, encoding, scaling, recipe, seed, replicate): its JobKey.
 AccuracyRow DescribeJob(const Space& space, const Job& job, const ProxyRecipe& recipe);
+// Adds the full-size params, FLOPs and block strings (built once, for runs still to train).
+void AddCounts(const Space& space, const Job& job, AccuracyRow& row);
 
 struct GenerateSummary {
   size_t planned = 0;
