@@ -59,6 +59,7 @@ struct SearchArgs {
   search::SearchOptions o;
   int batch = 128;
   double min_tau = 0.5;
+  std::string references;
 };
 
 void AddSearchOptions(po::options_description& options, SearchArgs& a) {
@@ -78,7 +79,14 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
       "budget", po::value(&o.budget), "evaluations")("seed", po::value(&o.seed)->default_value(0),
                                                      "seed of the strategy")(
       "out", po::value(&a.out), "run directory (journal.jsonl, pareto.csv, best.*, summary.json)")(
-      "resume", po::bool_switch(&o.resume), "continue the journal in --out");
+      "resume", po::bool_switch(&o.resume), "continue the journal in --out")(
+      "in-flight", po::value(&o.in_flight)->default_value(o.in_flight),
+      "candidates asked per round before any is told (asynchronous search; recorded in the "
+      "journal)")("threads", po::value(&o.threads)->default_value(o.threads),
+                  "threads scoring a round's candidates (the result does not depend on it)")(
+      "references", po::value(&a.references)->default_value(Join(o.references, ",")),
+      "zoo models scored beside the search (pareto.svg, best.txt, summary.json); none: no "
+      "references");
   a.sim_sel.AddOptions(options, false);
 }
 
@@ -160,6 +168,12 @@ int RunSearch(const Args& args) {
   }
   if (vm.count("budget") == 0) throw UsageError("dcnas search: --budget is required");
   if (vm.count("target-ms") == 0) throw UsageError("dcnas search: --target-ms is required");
+  a.o.references.clear();
+  if (a.references != "none") {
+    for (const std::string& m : Split(a.references, ',')) {
+      if (!m.empty()) a.o.references.push_back(m);
+    }
+  }
   const search::Space space = search::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
   const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau);
@@ -174,7 +188,18 @@ int RunSearch(const Args& args) {
             << FormatFixed(best.accuracy, 3) << ", latency " << FormatFixed(best.latency_ms, 4)
             << " ms, " << space.ToText(best.encoding) << "\nPareto front: " << result.front.size()
             << " architectures\n-> " << a.out
-            << "/ (journal.jsonl, pareto.csv, best.json, best.txt, summary.json)\n";
+            << "/ (journal.jsonl, pareto.csv, pareto.svg, best.json, best.txt, summary.json)\n";
+  for (const search::ReferenceComparison& c : result.comparisons) {
+    if (!c.point) {
+      std::cout << c.model << ": no evaluated architecture is as accurate\n";
+      continue;
+    }
+    const auto& p = result.points[*c.point];
+    std::cout << c.model << ": the fastest architecture at least as accurate is "
+              << FormatFixed(c.speedup, 2) << "x faster (" << FormatFixed(p.latency_ms, 4)
+              << " ms, " << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2)
+              << " pp)\n";
+  }
   return 0;
 }
 

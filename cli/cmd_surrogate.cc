@@ -1,6 +1,7 @@
 // dcnas surrogate fit | eval | predict
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "calibrate/sha256.h"
 #include "cli/cli.h"
@@ -29,10 +30,12 @@ void PrintQuality(const search::surrogate::QualityReport& q, double flops_tau, T
 
 int Fit(const Args& args) {
   po::options_description options("options");
-  std::string data_file, space_file, out;
+  std::vector<std::string> data_files;
+  std::string space_file, out;
   search::SurrogateFitOptions o;
   bool no_curve = false;
-  options.add_options()("data", po::value(&data_file), "accuracy CSV (`dcnas accuracy-data`)")(
+  options.add_options()("data", po::value(&data_files)->multitoken(),
+                        "accuracy CSVs (`dcnas accuracy-data`), one proxy recipe")(
       "space", po::value(&space_file),
       "the space the data was sampled from (embedded in the model)")(
       "target", po::value(&o.target)->default_value(o.target), "val_accuracy or test_accuracy")(
@@ -44,22 +47,31 @@ int Fit(const Args& args) {
       "surrogate file (.ubj or .json); also writes OUT.report.json and "
       "OUT.parity.svg");
   po::variables_map vm;
-  if (!Parse(args, "dcnas surrogate fit --data data.csv --space FILE --out model.ubj [--seed S]",
+  if (!Parse(args,
+             "dcnas surrogate fit --data data.csv [more.csv ...] --space FILE --out model.ubj "
+             "[--seed S]",
              "Fits the XGBoost accuracy surrogate: 80/10/10 split by architecture, early stopping "
              "on validation, a bagged ensemble; reports held-out RMSE, R^2, Kendall tau, sparse "
              "tau, top-10% recall, std calibration, a FLOPs-only baseline and a learning curve.",
              options, {}, vm)) {
     return 0;
   }
-  if (data_file.empty() || space_file.empty() || out.empty()) {
+  if (data_files.empty() || space_file.empty() || out.empty()) {
     throw UsageError("surrogate fit: --data, --space and --out are required");
   }
   o.learning_curve = !no_curve;
   const std::string space_yaml = ReadFile(space_file);
   const auto space = search::Space::Parse(space_yaml, space_file);
-  const auto data = search::ReadAccuracyData(data_file, &space);
+  std::vector<search::AccuracyData> parts;
+  std::string contents;
+  for (const std::string& f : data_files) {
+    parts.push_back(search::ReadAccuracyData(f, &space));
+    contents += ReadFile(f);
+  }
+  const auto data = search::MergeAccuracyData(parts);
+  // One file: its SHA-256; several: that of their concatenation in the order given.
   const auto fit = search::FitAccuracySurrogate(space, space_yaml, data,
-                                                calibrate::Sha256Hex(ReadFile(data_file)), o);
+                                                calibrate::Sha256Hex(contents), o);
   // The report and chart first, the model last: a model file present means a complete set.
   WriteFileAtomic(out + ".report.json", fit.metadata["report"].dump(1) + "\n");
   WriteFileAtomic(out + ".parity.svg", fit.parity_svg);

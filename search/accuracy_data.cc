@@ -1,5 +1,7 @@
 #include "search/accuracy_data.h"
 
+#include <optional>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -325,6 +327,36 @@ AgreementStats ComputeAgreement(const AccuracyData& a, const AccuracyData& b) {
     s.val_tau = KendallTau(va, vb);
   }
   return s;
+}
+
+ProxyRecipe RequireOneRecipe(const AccuracyData& data) {
+  if (data.rows.empty()) throw InputError(data.file + ": no accuracy rows");
+  const ProxyRecipe& first = data.rows.front().recipe;
+  for (size_t i = 1; i < data.rows.size(); ++i) {
+    if (data.rows[i].recipe != first) {
+      throw InputError(data.file + ":" + std::to_string(i + 2) + ": trained with recipe " +
+                       data.rows[i].recipe.Key() + ", the rows before it with " + first.Key() +
+                       " (accuracies of different recipes do not mix)");
+    }
+  }
+  return first;
+}
+
+AccuracyData MergeAccuracyData(const std::vector<AccuracyData>& parts) {
+  AccuracyData merged;
+  std::optional<ProxyRecipe> recipe;
+  for (const AccuracyData& part : parts) {
+    const ProxyRecipe r = RequireOneRecipe(part);
+    if (recipe && r != *recipe) {
+      throw InputError(part.file + ": trained with recipe " + r.Key() + ", " +
+                       parts.front().file + " with " + recipe->Key() +
+                       " (accuracies of different recipes do not mix)");
+    }
+    recipe = r;
+    merged.file += (merged.file.empty() ? "" : " + ") + part.file;
+    merged.rows.insert(merged.rows.end(), part.rows.begin(), part.rows.end());
+  }
+  return merged;
 }
 
 }  // namespace dcnas::search

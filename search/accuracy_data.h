@@ -67,6 +67,14 @@ AccuracyData ReadAccuracyData(const std::string& path, const Space* space,
 
 // Appends rows to an accuracy CSV, durably. Creates the file with its header if missing; on an
 // existing file checks the header and cuts a torn last line (left by a kill during a write).
+// The one proxy recipe of all rows; throws InputError naming the file and line of the first row
+// trained with another recipe (labels of different recipes are not comparable), or for no rows.
+ProxyRecipe RequireOneRecipe(const AccuracyData& data);
+
+// Several accuracy files as one (rows in file order; `file` names them all). Throws InputError
+// when the files were trained with different recipes.
+AccuracyData MergeAccuracyData(const std::vector<AccuracyData>& parts);
+
 class AccuracyAppender {
  public:
   explicit AccuracyAppender(const std::string& path);

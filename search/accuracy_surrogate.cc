@@ -97,6 +97,7 @@ nlohmann::json SurrogateReport::ToJson() const {
 SurrogateFit FitAccuracySurrogate(const Space& space, const std::string& space_yaml,
                                   const AccuracyData& data, const std::string& data_sha256,
                                   const SurrogateFitOptions& o) {
+  RequireOneRecipe(data);
   const std::vector<Group> groups = GroupRows(space, data, o.target);
   if (groups.size() < kMinArchitectures) {
     throw InputError(data.file + ": " + std::to_string(groups.size()) +

@@ -8,7 +8,9 @@
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
+#include "models/counts.h"
 #include "models/tensor.h"
+#include "models/zoo/zoo.h"
 
 namespace dcnas::search {
 
@@ -16,6 +18,22 @@ bool AccuracyObjective::PredictWithStd(const std::vector<Encoding>& /*encodings*
                                        std::vector<double>& /*mean*/,
                                        std::vector<double>& /*std*/) {
   return false;
+}
+
+void AccuracyObjective::AccuracyBatch(const std::vector<Encoding>& encodings,
+                                      const std::vector<ArchCounts>& /*counts*/,
+                                      std::vector<double>& out) {
+  out.clear();
+  for (const Encoding& e : encodings) out.push_back(Accuracy(e));
+}
+
+std::optional<double> LatencyObjective::ModelLatencyMs(const std::string& /*model*/) {
+  return std::nullopt;
+}
+
+double LatencyObjective::LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts) {
+  counts.reset();
+  return LatencyMs(e);
 }
 
 namespace {
@@ -67,6 +85,9 @@ class TableLatency : public LatencyObjective {
  public:
   explicit TableLatency(TableLookup lookup) : lookup_(std::move(lookup)) {}
   double LatencyMs(const Encoding& e) override { return lookup_.Get(e, "latency"); }
+  std::unique_ptr<LatencyObjective> Clone() const override {
+    return std::make_unique<TableLatency>(*this);
+  }
   nlohmann::json Config() const override { return lookup_.Config(); }
 
  private:
@@ -156,7 +177,27 @@ SimLatency::SimLatency(const Space& space, sim::SimSetup setup, SimLatencyOption
 }
 
 double SimLatency::LatencyMs(const Encoding& e) {
+  std::optional<ArchCounts> counts;
+  return LatencyAndCounts(e, counts);
+}
+
+double SimLatency::LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts) {
   const models::Graph graph = space_.BuildFull(e, {}, build_);
+  const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
+                                      {.fusion = options_.fusion, .details = false}, &cache_);
+  // Parameters do not depend on the batch; every op's FLOPs are linear in it.
+  const models::OpCounts c = models::CountGraph(graph);
+  counts = ArchCounts{static_cast<double>(c.params),
+                      static_cast<double>(c.flops) / static_cast<double>(build_.batch)};
+  return r.latency_s * 1e3;
+}
+
+std::unique_ptr<LatencyObjective> SimLatency::Clone() const {
+  return std::make_unique<SimLatency>(*this);
+}
+
+std::optional<double> SimLatency::ModelLatencyMs(const std::string& model) {
+  const models::Graph graph = models::BuiltinModels().Build(model, build_);
   const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
                                       {.fusion = options_.fusion, .details = false}, &cache_);
   return r.latency_s * 1e3;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,11 +18,22 @@
 
 namespace dcnas::search {
 
+// Full-size counts of an architecture at batch 1 (what the accuracy surrogate featurizes), taken
+// from the graph the latency objective built anyway, so a candidate's graph is built once.
+struct ArchCounts {
+  double params = 0.0;
+  double flops = 0.0;
+};
+
 // Accuracy (percent) of a canonical encoding.
 class AccuracyObjective {
  public:
   virtual ~AccuracyObjective() = default;
   virtual double Accuracy(const Encoding& e) = 0;
+  // The accuracies of a batch; `counts` is empty or one per encoding (then an objective that
+  // needs them need not build the graphs). The default calls Accuracy for each.
+  virtual void AccuracyBatch(const std::vector<Encoding>& encodings,
+                             const std::vector<ArchCounts>& counts, std::vector<double>& out);
   // Mean and std of the accuracy of many encodings, for predictor-guided search; false when the
   // objective has no uncertainty (a table), and then `mean` and `std` are untouched.
   virtual bool PredictWithStd(const std::vector<Encoding>& encodings, std::vector<double>& mean,
@@ -35,6 +47,15 @@ class LatencyObjective {
  public:
   virtual ~LatencyObjective() = default;
   virtual double LatencyMs(const Encoding& e) = 0;
+  // The latency, and the architecture's counts when the objective built its graph (the default:
+  // LatencyMs, no counts).
+  virtual double LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts);
+  // An independent copy for another thread (objectives are not thread-safe; copies are, and give
+  // the same values).
+  virtual std::unique_ptr<LatencyObjective> Clone() const = 0;
+  // Latency of a zoo model (models/zoo/zoo.h) on the same setup, for comparisons; nothing when
+  // the objective cannot time networks outside its table.
+  virtual std::optional<double> ModelLatencyMs(const std::string& model);
   virtual nlohmann::json Config() const = 0;
 };
 
@@ -76,6 +97,9 @@ class SimLatency : public LatencyObjective {
  public:
   SimLatency(const Space& space, sim::SimSetup setup, SimLatencyOptions options);
   double LatencyMs(const Encoding& e) override;
+  double LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts) override;
+  std::unique_ptr<LatencyObjective> Clone() const override;
+  std::optional<double> ModelLatencyMs(const std::string& model) override;
   nlohmann::json Config() const override;
   const sim::CostCache& cache() const { return cache_; }
 

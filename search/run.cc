@@ -4,7 +4,10 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <exception>
+#include <optional>
 #include <set>
+#include <thread>
 #include <sstream>
 
 #include "common/errors.h"
@@ -12,6 +15,9 @@
 #include "common/text.h"
 #include "models/counts.h"
 #include "models/graph_json.h"
+#include "models/zoo/zoo.h"
+#include "common/svg_chart.h"
+#include "common/table.h"
 #include "search/journal.h"
 
 namespace dcnas::search {
@@ -31,6 +37,13 @@ void Validate(const SearchOptions& o) {
     throw InputError("--budget must be at least 1 evaluation (got " + std::to_string(o.budget) +
                      ")");
   }
+  if (o.in_flight < 1 || o.in_flight > 4096) {
+    throw InputError("--in-flight must be 1..4096 candidates (got " +
+                     std::to_string(o.in_flight) + ")");
+  }
+  if (o.threads < 1 || o.threads > 256) {
+    throw InputError("--threads must be 1..256 (got " + std::to_string(o.threads) + ")");
+  }
   if (!std::isfinite(o.w) || o.w > 0.0) {
     throw InputError("--w must be a finite exponent <= 0 (got " + nlohmann::json(o.w).dump() + ")");
   }
@@ -38,6 +51,142 @@ void Validate(const SearchOptions& o) {
 
 // The shortest text that reads back as the same double.
 std::string Num(double v) { return nlohmann::json(v).dump(); }
+
+std::string ReferenceLabel(const Reference& r) {
+  return r.model + (r.exact || r.encoding.empty() ? "" : " (counterpart)");
+}
+
+// All evaluated points, the front, the references and the target (pareto.svg).
+Chart ParetoChart(const Space& space, const SearchOptions& options, const SearchResult& result) {
+  Chart chart;
+  chart.title = space.name() + ": " + options.strategy + ", seed " + std::to_string(options.seed) +
+                ", " + std::to_string(result.points.size()) + " evaluations";
+  chart.x = {.title = "simulated latency (ms per batch)", .log = true};
+  chart.y = {.title = "accuracy (%)"};
+  ChartSeries all{.label = "evaluated", .color = "#b0b0b0"};
+  for (const SearchPoint& p : result.points) {
+    all.x.push_back(p.latency_ms);
+    all.y.push_back(p.accuracy);
+  }
+  ChartSeries front{.label = "Pareto front", .style = ChartSeries::Style::kLinePoints,
+                    .color = "#0072b2"};
+  for (size_t i : result.front) {
+    front.x.push_back(result.points[i].latency_ms);
+    front.y.push_back(result.points[i].accuracy);
+  }
+  ChartSeries best{.label = "best reward", .color = "#d55e00"};
+  best.x.push_back(result.points.at(result.best).latency_ms);
+  best.y.push_back(result.points.at(result.best).accuracy);
+  best.point_labels.push_back("best");
+  chart.series = {all, front, best};
+  ChartSeries refs{.label = "references", .color = "#009e73"};
+  for (const Reference& r : result.references) {
+    if (!r.latency_ms) continue;
+    if (r.accuracy) {
+      refs.x.push_back(*r.latency_ms);
+      refs.y.push_back(*r.accuracy);
+      refs.point_labels.push_back(ReferenceLabel(r));
+    } else {
+      chart.references.push_back({.vertical = true, .value = *r.latency_ms,
+                                  .label = r.model + " (no accuracy)", .color = "#009e73"});
+    }
+  }
+  if (!refs.x.empty()) chart.series.push_back(refs);
+  chart.references.push_back({.vertical = true, .value = options.target_ms,
+                              .label = "target " + Num(options.target_ms) + " ms",
+                              .color = "#cc79a7"});
+  return chart;
+}
+
+nlohmann::json ReferencesJson(const SearchResult& result, const Space& space) {
+  nlohmann::json refs = nlohmann::json::array();
+  for (const Reference& r : result.references) {
+    nlohmann::json j = {{"model", r.model},           {"encoding", r.encoding},
+                        {"exact", r.exact},           {"differences", r.differences},
+                        {"latency_ms", nullptr},      {"accuracy", nullptr}};
+    if (r.latency_ms) j["latency_ms"] = *r.latency_ms;
+    if (r.accuracy) j["accuracy"] = *r.accuracy;
+    if (!r.note.empty()) j["note"] = r.note;
+    for (const ReferenceComparison& c : result.comparisons) {
+      if (c.model != r.model) continue;
+      if (!c.point) {
+        j["fastest_at_least_as_accurate"] = nullptr;
+        continue;
+      }
+      const SearchPoint& p = result.points[*c.point];
+      j["fastest_at_least_as_accurate"] = {{"id", p.id},
+                                           {"encoding", space.ToText(p.encoding)},
+                                           {"accuracy", p.accuracy},
+                                           {"latency_ms", p.latency_ms},
+                                           {"speedup", c.speedup},
+                                           {"accuracy_gain", c.accuracy_gain}};
+    }
+    refs.push_back(j);
+  }
+  return refs;
+}
+
+// Scores a round of candidates: latencies (and the counts the accuracy surrogate needs) on
+// `threads` threads, each with its own copy of the latency objective (the first is the caller's),
+// then the accuracies in one batch.
+class Scorer {
+ public:
+  Scorer(LatencyObjective& latency, int threads) : latency_(latency) {
+    for (int t = 1; t < threads; ++t) copies_.push_back(latency.Clone());
+  }
+
+  void Score(const std::vector<Candidate>& candidates, AccuracyObjective& accuracy,
+             std::vector<double>& accuracies, std::vector<double>& latencies) {
+    const size_t n = candidates.size();
+    latencies.assign(n, 0.0);
+    std::vector<std::optional<ArchCounts>> counts(n);
+    const size_t workers = std::min(copies_.size() + 1, n);
+    auto run = [&](size_t w) {
+      LatencyObjective& objective = w == 0 ? latency_ : *copies_[w - 1];
+      // Contiguous shares keep each copy's cost cache on similar networks.
+      for (size_t i = n * w / workers; i < n * (w + 1) / workers; ++i) {
+        latencies[i] = objective.LatencyAndCounts(candidates[i].encoding, counts[i]);
+      }
+    };
+    if (workers <= 1) {
+      if (n > 0) run(0);
+    } else {
+      std::vector<std::exception_ptr> errors(workers);
+      {
+        std::vector<std::jthread> pool;
+        for (size_t w = 1; w < workers; ++w) {
+          pool.emplace_back([&, w] {
+            try {
+              run(w);
+            } catch (...) {
+              errors[w] = std::current_exception();
+            }
+          });
+        }
+        try {
+          run(0);
+        } catch (...) {
+          errors[0] = std::current_exception();
+        }
+      }
+      for (const auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+      }
+    }
+    std::vector<Encoding> encodings;
+    std::vector<ArchCounts> known;
+    for (size_t i = 0; i < n; ++i) {
+      encodings.push_back(candidates[i].encoding);
+      if (counts[i]) known.push_back(*counts[i]);
+    }
+    if (known.size() != n) known.clear();
+    accuracy.AccuracyBatch(encodings, known, accuracies);
+  }
+
+ private:
+  LatencyObjective& latency_;
+  std::vector<std::unique_ptr<LatencyObjective>> copies_;
+};
 
 }  // namespace
 
@@ -52,7 +201,8 @@ nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjectiv
                            {"target_ms", options.target_ms}};
   if (!options.hard) reward["w"] = options.w;
   return {{"strategy", options.strategy},  {"seed", options.seed},
-          {"budget", options.budget},      {"reward", reward},
+          {"budget", options.budget},      {"in_flight", options.in_flight},
+          {"reward", reward},
           {"accuracy", accuracy.Config()}, {"latency", latency.Config()}};
 }
 
@@ -79,8 +229,15 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
       }
     };
   }
+  for (const std::string& model : options.references) {
+    if (!models::zoo::EfficientNetSpec(model)) {
+      throw InputError("--references: '" + model +
+                       "' is not an EfficientNet or EfficientNet-X model of the zoo (e.g. "
+                       "efficientnet-b0, efficientnet-x-b0)");
+    }
+  }
   const std::unique_ptr<Strategy> strategy = MakeStrategy(options.strategy, space, so);
-  const int ask = options.strategy == "predictor" ? kPredictorAskBatch : 1;
+  const int ask = options.strategy == "predictor" ? kPredictorAskBatch : options.in_flight;
 
   SearchResult result;
   result.header = JournalHeader({{"name", space.name()}, {"fingerprint", space.fingerprint()}},
@@ -98,6 +255,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
     throw InternalError(path + ": more results than the budget recorded in its header");
   }
 
+  Scorer scorer(latency, options.threads);
   SearchProgress p;
   p.budget = options.budget;
   p.best_reward = -std::numeric_limits<double>::infinity();
@@ -106,10 +264,17 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
     const int n = static_cast<int>(std::min<int64_t>(ask, options.budget - p.evaluations));
     const std::vector<Candidate> candidates = strategy->Ask(n);
     if (candidates.empty()) throw InternalError("strategy asked for tells with none pending");
-    for (const Candidate& c : candidates) {
+    // Score what the journal does not hold, then tell every candidate in asking order.
+    const size_t replay = std::min(candidates.size(), journaled.size() - next);
+    const std::vector<Candidate> fresh(candidates.begin() + static_cast<std::ptrdiff_t>(replay),
+                                       candidates.end());
+    std::vector<double> fresh_accuracy, fresh_latency;
+    scorer.Score(fresh, accuracy, fresh_accuracy, fresh_latency);
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      const Candidate& c = candidates[k];
       SearchPoint point{c.id, c.encoding, 0.0, 0.0, 0.0};
       const std::string text = space.ToText(c.encoding);
-      if (next < journaled.size()) {
+      if (k < replay) {
         const JournalEntry& e = journaled[next];
         if (e.id != c.id || e.encoding != text) {
           throw InputError(path + ":" + std::to_string(next + 2) +
@@ -123,8 +288,8 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
         ++next;
         ++p.replayed;
       } else {
-        point.accuracy = accuracy.Accuracy(c.encoding);
-        point.latency_ms = latency.LatencyMs(c.encoding);
+        point.accuracy = fresh_accuracy[k - replay];
+        point.latency_ms = fresh_latency[k - replay];
         point.reward = SearchReward(options, point.accuracy, point.latency_ms);
         journal.Append({c.id, text, point.accuracy, point.latency_ms, point.reward});
       }
@@ -155,6 +320,13 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
   std::stable_sort(result.front.begin(), result.front.end(), [&](size_t a, size_t b) {
     return result.points[a].latency_ms < result.points[b].latency_ms;
   });
+  result.references = ScoreReferences(space, options.references, accuracy, latency);
+  std::vector<double> accuracies, latencies;
+  for (const SearchPoint& point : result.points) {
+    accuracies.push_back(point.accuracy);
+    latencies.push_back(point.latency_ms);
+  }
+  result.comparisons = CompareWithReferences(result.references, accuracies, latencies);
   WriteSearchOutputs(space, options, result, run_dir);
   return result;
 }
@@ -172,6 +344,7 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
         << Join(space.Decode(p.encoding).blocks, " ") << "\n";
   }
   WriteFileAtomic((dir / "pareto.csv").string(), csv.str());
+  WriteFileAtomic((dir / "pareto.svg").string(), RenderSvg(ParetoChart(space, options, result)));
 
   const SearchPoint& best = result.points.at(result.best);
   const Decoded decoded = space.Decode(best.encoding);
@@ -190,6 +363,27 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
   }
   txt << "\nblocks:\n";
   for (const auto& b : decoded.blocks) txt << "  " << b << "\n";
+  if (!result.references.empty()) txt << "\nreferences:\n";
+  for (const Reference& r : result.references) {
+    txt << "  " << ReferenceLabel(r) << ": latency_ms "
+        << (r.latency_ms ? Num(*r.latency_ms) : std::string("-")) << ", accuracy "
+        << (r.accuracy ? Num(*r.accuracy) : std::string("-"));
+    if (!r.differences.empty()) txt << "; counterpart differs in " << Join(r.differences, ", ");
+    if (!r.note.empty()) txt << "; " << r.note;
+    txt << "\n";
+    for (const ReferenceComparison& c : result.comparisons) {
+      if (c.model != r.model) continue;
+      if (!c.point) {
+        txt << "    no evaluated point is as accurate\n";
+        continue;
+      }
+      const SearchPoint& p = result.points[*c.point];
+      txt << "    fastest point at least as accurate: " << space.ToText(p.encoding) << ", "
+          << Num(p.latency_ms) << " ms (" << FormatFixed(c.speedup, 2) << "x faster), accuracy "
+          << Num(p.accuracy) << " (" << (c.accuracy_gain >= 0 ? "+" : "")
+          << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
+    }
+  }
   WriteFileAtomic((dir / "best.txt").string(), txt.str());
 
   const nlohmann::json summary = {{"format", "dcnas-search-summary"},
@@ -206,7 +400,8 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
                                     {"params", counts.params},
                                     {"flops", counts.flops},
                                     {"stage_ops", decoded.stage_ops},
-                                    {"blocks", decoded.blocks}}}};
+                                    {"blocks", decoded.blocks}}},
+                                  {"references", ReferencesJson(result, space)}};
   WriteFileAtomic((dir / "summary.json").string(), summary.dump(1) + "\n");
 }
 

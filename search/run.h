@@ -4,12 +4,16 @@
 //
 //   RUN_DIR/journal.jsonl   header (space, configuration) + one line per evaluation
 //   RUN_DIR/pareto.csv      the Pareto front (accuracy up, latency down) of all evaluated points
+//   RUN_DIR/pareto.svg      every evaluated point, the front, the reference networks and the target
 //   RUN_DIR/best.json       the best-reward architecture's layer graph (models/graph_json.h)
 //   RUN_DIR/best.txt        its encoding, scores, the op each stage chose and its block strings
-//   RUN_DIR/summary.json    configuration, evaluations, the best architecture, the front's size
+//   RUN_DIR/summary.json    configuration, evaluations, the best architecture, the front's size,
+//                           the references (search/references.h) and the fastest point at least
+//                           as accurate as each
 //
-// Asks are of one candidate at a time (32 for `predictor`, whose asks score a whole pool), each
-// scored and told before the next ask, so the search depends only on the seed and the scores:
+// Each round asks `in_flight` candidates (32 for `predictor`, whose asks score a whole pool),
+// scores them (on `threads` threads) and tells them in asking order, so the search depends only
+// on the seed, `in_flight` and the scores:
 // a resume re-creates the strategy, re-asks and re-tells the journaled results in order (each
 // re-asked encoding must equal the journaled one), then continues to the budget.
 #pragma once
@@ -22,6 +26,7 @@
 
 #include "models/builder.h"
 #include "search/objectives.h"
+#include "search/references.h"
 #include "search/space.h"
 #include "search/strategy.h"
 
@@ -35,8 +40,16 @@ struct SearchOptions {
   double w = kMnasSoftExponent;  // MnasReward's exponent (soft reward)
   bool hard = false;             // HardReward instead
   bool resume = false;           // continue RUN_DIR/journal.jsonl
+  // Candidates asked per round before any of them is told (asynchronous search; part of the
+  // configuration, as it changes the search). `predictor` asks kPredictorAskBatch regardless.
+  int in_flight = 1;
+  // Threads that score a round's candidates side by side (each with its own latency objective):
+  // the result does not depend on it.
+  int threads = 1;
   // How best.json's graph is built (batch, dtype): the simulated setup's.
   models::BuildOptions graph_options;
+  // Zoo models scored beside the search (search/references.h); not part of the journal.
+  std::vector<std::string> references = DefaultReferences();
 };
 
 // Asks per round of the predictor strategy (each round scores a pool of StrategyOptions::pool_size
@@ -67,6 +80,8 @@ struct SearchResult {
   size_t best = 0;            // index into points: highest reward, earliest on ties
   std::vector<size_t> front;  // indices into points: the Pareto front, distinct encodings,
                               // by latency ascending
+  std::vector<Reference> references;
+  std::vector<ReferenceComparison> comparisons;  // points: indices into `points`
 };
 
 // The reward of one scored architecture under `options` (MnasReward or HardReward).
@@ -83,7 +98,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
                        AccuracyObjective& accuracy, LatencyObjective& latency,
                        const std::string& run_dir, const ProgressFn& progress = {});
 
-// Writes pareto.csv, best.json, best.txt and summary.json (atomically) for a result.
+// Writes pareto.csv, pareto.svg, best.json, best.txt and summary.json (atomically) for a result.
 void WriteSearchOutputs(const Space& space, const SearchOptions& options,
                         const SearchResult& result, const std::string& run_dir);
 

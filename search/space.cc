@@ -957,4 +957,95 @@ void AppendFeatures(const Space& space, const Encoding& raw, const Scaling& scal
   out.rows += 1;
 }
 
+namespace {
+
+// Block strings with the activation made explicit (`fallback` where a block has none).
+std::vector<models::BlockArgs> ExplicitBlocks(const std::vector<std::string>& blocks,
+                                              models::Activation fallback) {
+  std::vector<models::BlockArgs> out;
+  out.reserve(blocks.size());
+  for (const std::string& b : blocks) {
+    models::BlockArgs a = models::ParseBlockString(b);
+    if (!a.activation) a.activation = fallback;
+    out.push_back(a);
+  }
+  return out;
+}
+
+size_t MatchedPrefix(const std::vector<models::BlockArgs>& a,
+                     const std::vector<models::BlockArgs>& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNetworkSpec& target) {
+  const std::vector<models::BlockArgs> want =
+      ExplicitBlocks(target.blocks, target.default_activation);
+  const models::Activation own = space.network().activation;
+  Encoding e(space.vector_length(), 0);
+  size_t offset = 0;
+  size_t matched = 0;
+  for (const Unit& unit : space.units()) {
+    std::vector<int> idx(unit.choices.size(), 0);
+    Encoding best = e;
+    size_t best_matched = 0;
+    bool any = false;
+    while (true) {
+      for (size_t c = 0; c < idx.size(); ++c) e[offset + c] = idx[c];
+      try {
+        const size_t m = MatchedPrefix(ExplicitBlocks(space.Decode(e).blocks, own), want);
+        if (!any || m > best_matched) {
+          best = e;
+          best_matched = m;
+          any = true;
+        }
+      } catch (const InputError&) {
+        // an invalid combination: not the target
+      }
+      size_t c = 0;
+      for (; c < idx.size(); ++c) {
+        if (++idx[c] < static_cast<int>(unit.choices[c].values.size())) break;
+        idx[c] = 0;
+      }
+      if (c == idx.size()) break;
+    }
+    if (!any || best_matched < matched) return std::nullopt;
+    e = best;
+    matched = best_matched;
+    offset += unit.choices.size();
+  }
+  if (matched != want.size() || ExplicitBlocks(space.Decode(e).blocks, own).size() != want.size()) {
+    return std::nullopt;
+  }
+  SpaceMatch match{space.Canonical(e), true, {}};
+  const NetworkSettings& n = space.network();
+  auto differ = [&](bool same, const std::string& what) {
+    if (!same) match.differences.push_back(what);
+  };
+  differ(n.activation == target.default_activation,
+         "stem/head activation " + std::string(models::ActivationName(n.activation)) + " (the network's " +
+             std::string(models::ActivationName(target.default_activation)) + ")");
+  differ(n.se_coefficient == target.se_coefficient,
+         "SE coefficient " + Num(n.se_coefficient) + " (the network's " +
+             Num(target.se_coefficient) + ")");
+  differ(n.stem_filters == target.stem_filters, "stem filters " +
+                                                     std::to_string(n.stem_filters) +
+                                                     " (the network's " +
+                                                     std::to_string(target.stem_filters) + ")");
+  differ(n.head_filters == target.head_filters, "head filters " +
+                                                     std::to_string(n.head_filters) +
+                                                     " (the network's " +
+                                                     std::to_string(target.head_filters) + ")");
+  differ(n.resolution == target.resolution, "resolution " + std::to_string(n.resolution) +
+                                                 " (the network's " +
+                                                 std::to_string(target.resolution) + ")");
+  differ(target.width == 1.0 && target.depth == 1.0,
+         "compound scaling w" + Num(target.width) + " d" + Num(target.depth));
+  match.exact = match.differences.empty();
+  return match;
+}
+
 }  // namespace dcnas::search

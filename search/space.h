@@ -180,6 +180,21 @@ class Space {
   std::vector<std::string> choice_names_;
 };
 
+// A network of block strings located in a space (FindEncoding).
+struct SpaceMatch {
+  Encoding encoding;  // canonical
+  // True when the network settings agree too (stem and head filters and activation, SE
+  // coefficient, resolution); otherwise the encoding is the space's counterpart of the network:
+  // the same blocks inside this space's stem and head, and `differences` says what differs.
+  bool exact = false;
+  std::vector<std::string> differences;
+};
+// Finds the architecture whose decoded blocks are `target`'s (blocks without an activation flag
+// take the target's default activation), unit by unit: each unit's value combinations are tried
+// with the earlier units fixed, keeping the first that matches most of the target's blocks.
+// Nothing when the space cannot express the blocks.
+std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNetworkSpec& target);
+
 // Features of an architecture for the accuracy surrogate: one-hot per choice of the canonical
 // encoding, then log10 params, log10 FLOPs, layers, resolution, depth, width and resolution
 // coefficients (full-size counts at batch 1).

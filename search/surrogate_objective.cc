@@ -12,11 +12,28 @@ class SurrogateAccuracy : public AccuracyObjective {
       : surrogate_(std::move(surrogate)),
         file_(std::move(file)),
         min_tau_(min_tau),
-        sha256_(std::move(sha256)) {}
+        sha256_(std::move(sha256)),
+        names_(FeatureNames(surrogate_.space())) {}
 
   double Accuracy(const Encoding& e) override {
     surrogate_.Predict({e}, {Scaling{}}, mean_, std_);
     return mean_.at(0);
+  }
+
+  void AccuracyBatch(const std::vector<Encoding>& encodings, const std::vector<ArchCounts>& counts,
+                     std::vector<double>& out) override {
+    out.clear();
+    if (counts.size() != encodings.size()) {
+      AccuracyObjective::AccuracyBatch(encodings, counts, out);
+      return;
+    }
+    FeatureSet f;
+    f.names = names_;
+    for (size_t i = 0; i < encodings.size(); ++i) {
+      AppendFeatures(surrogate_.space(), encodings[i], {}, counts[i].params, counts[i].flops, f);
+    }
+    surrogate_.PredictFeatures(f, mean_, std_);
+    out.assign(mean_.begin(), mean_.end());
   }
 
   bool PredictWithStd(const std::vector<Encoding>& encodings, std::vector<double>& mean,
@@ -43,6 +60,7 @@ class SurrogateAccuracy : public AccuracyObjective {
   std::string file_;
   double min_tau_;
   std::string sha256_;
+  std::vector<std::string> names_;
   std::vector<float> mean_, std_;
 };
 

@@ -2,6 +2,7 @@
 // (efficientnet_builder.py: _DEFAULT_BLOCKS_ARGS, efficientnet_params;
 // tpu/efficientnet_x_builder.py version 1: blocks and efficientnet_x_params). See data/README.md
 // for provenance.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,18 +62,46 @@ const std::vector<Scaling> kXGpuScalings = {
     {"b6", 2.25, 4.28, 328, 0.5, 1}, {"b7", 2.58, 5.46, 350, 0.5, 1},
 };
 
+BlockNetworkSpec MakeSpec(const std::vector<std::string>& blocks, const Scaling& s,
+                          Activation activation) {
+  BlockNetworkSpec spec;
+  spec.blocks = blocks;
+  spec.width = s.width;
+  spec.depth = s.depth;
+  spec.resolution = s.resolution;
+  spec.dropout = s.dropout;
+  spec.se_coefficient = s.se_coefficient;
+  spec.default_activation = activation;
+  return spec;
+}
+
+struct Family {
+  const char* name;
+  const std::vector<std::string>* blocks;
+  const std::vector<Scaling>* scalings;
+  Activation activation;
+  const char* source;
+};
+
+const std::vector<Family>& Families() {
+  static const std::vector<Family> families = {
+      {"efficientnet", &kEfficientNetBlocks, &kEfficientNetScalings, Activation::kSwish,
+       "Tan & Le 2019; tensorflow/tpu efficientnet_builder.py"},
+      {"efficientnet-x", &kEfficientNetXBlocks, &kXScalings, Activation::kRelu,
+       "X-B0 scaled with EfficientNet's tuples; tensorflow/tpu efficientnet_x_builder.py"},
+      {"efficientnet-x-tpu", &kEfficientNetXBlocks, &kXTpuScalings, Activation::kRelu,
+       "Li et al. 2021 LACS (TPU); efficientnet_x_builder.py"},
+      {"efficientnet-x-gpu", &kEfficientNetXBlocks, &kXGpuScalings, Activation::kRelu,
+       "Li et al. 2021 LACS (GPU); efficientnet_x_builder.py"},
+  };
+  return families;
+}
+
 void RegisterFamily(ModelRegistry& registry, const std::string& family,
                     const std::vector<std::string>& blocks, const std::vector<Scaling>& scalings,
                     Activation activation, const std::string& source) {
   for (const Scaling& s : scalings) {
-    BlockNetworkSpec spec;
-    spec.blocks = blocks;
-    spec.width = s.width;
-    spec.depth = s.depth;
-    spec.resolution = s.resolution;
-    spec.dropout = s.dropout;
-    spec.se_coefficient = s.se_coefficient;
-    spec.default_activation = activation;
+    const BlockNetworkSpec spec = MakeSpec(blocks, s, activation);
     const std::string name = family + "-" + s.suffix;
     registry.Register({.name = name,
                        .family = family,
@@ -89,15 +118,20 @@ void RegisterFamily(ModelRegistry& registry, const std::string& family,
 }  // namespace
 
 void RegisterEfficientNets(ModelRegistry& registry) {
-  RegisterFamily(registry, "efficientnet", kEfficientNetBlocks, kEfficientNetScalings,
-                 Activation::kSwish, "Tan & Le 2019; tensorflow/tpu efficientnet_builder.py");
-  RegisterFamily(
-      registry, "efficientnet-x", kEfficientNetXBlocks, kXScalings, Activation::kRelu,
-      "X-B0 scaled with EfficientNet's tuples; tensorflow/tpu efficientnet_x_builder.py");
-  RegisterFamily(registry, "efficientnet-x-tpu", kEfficientNetXBlocks, kXTpuScalings,
-                 Activation::kRelu, "Li et al. 2021 LACS (TPU); efficientnet_x_builder.py");
-  RegisterFamily(registry, "efficientnet-x-gpu", kEfficientNetXBlocks, kXGpuScalings,
-                 Activation::kRelu, "Li et al. 2021 LACS (GPU); efficientnet_x_builder.py");
+  for (const Family& f : Families()) {
+    RegisterFamily(registry, f.name, *f.blocks, *f.scalings, f.activation, f.source);
+  }
+}
+
+std::optional<BlockNetworkSpec> EfficientNetSpec(const std::string& name) {
+  for (const Family& f : Families()) {
+    for (const Scaling& s : *f.scalings) {
+      if (name == std::string(f.name) + "-" + s.suffix) {
+        return MakeSpec(*f.blocks, s, f.activation);
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace dcnas::models::zoo

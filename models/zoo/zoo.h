@@ -3,12 +3,20 @@
 // registry knows nothing of the zoo.
 #pragma once
 
+#include <optional>
+#include <string>
+
+#include "models/block_string.h"
 #include "models/registry.h"
 
 namespace dcnas::models::zoo {
 
 // EfficientNet-B0..B7 and EfficientNet-X-B0..B7 in the x, x-tpu and x-gpu scalings.
 void RegisterEfficientNets(ModelRegistry& registry);
+
+// The block-network spec of an EfficientNet or EfficientNet-X model of the zoo
+// ("efficientnet-b0", "efficientnet-x-b0", ...); nothing for other names.
+std::optional<BlockNetworkSpec> EfficientNetSpec(const std::string& name);
 
 // The EfficientNet-X paper's comparison families (ResNet, ResNeXt, SE-ResNeXt, RegNet, ResNeSt,
 // MobileNet, MnasNet, EfficientNetV2).

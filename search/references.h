@@ -1,0 +1,49 @@
+// Reference networks a search is measured against: zoo models (EfficientNet-B0 and
+// EfficientNet-X-B0 by default) timed on the search's own latency setup and, where the space can
+// express their blocks, scored by the search's accuracy objective. A network whose blocks the
+// space holds inside another stem and head (EfficientNet-B0 in the dc-accelerator space: X's ReLU
+// stem and head, SE coefficient 4) is scored through that counterpart, and says so.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/objectives.h"
+#include "search/space.h"
+
+namespace dcnas::search {
+
+inline const std::vector<std::string>& DefaultReferences() {
+  static const std::vector<std::string> models = {"efficientnet-b0", "efficientnet-x-b0"};
+  return models;
+}
+
+struct Reference {
+  std::string model;
+  std::optional<double> latency_ms;  // the zoo model itself on the latency setup
+  std::optional<double> accuracy;    // of its encoding in the space (or the counterpart's)
+  std::string encoding;              // "" when the space cannot express its blocks
+  bool exact = false;                // the encoding is the network itself, not a counterpart
+  std::vector<std::string> differences;  // how the counterpart differs
+  std::string note;                      // why a score is missing
+};
+
+// Scores each named model. Throws InputError for a name that is not an EfficientNet or
+// EfficientNet-X model of the zoo.
+std::vector<Reference> ScoreReferences(const Space& space, const std::vector<std::string>& models,
+                                       AccuracyObjective& accuracy, LatencyObjective& latency);
+
+// One search point set against one reference: the fastest point at least as accurate.
+struct ReferenceComparison {
+  std::string model;
+  std::optional<size_t> point;  // index into the search's points; none: no point is as accurate
+  double speedup = 0.0;         // reference latency / point latency
+  double accuracy_gain = 0.0;   // point accuracy - reference accuracy (percentage points)
+};
+// For each reference with both scores. `accuracies` and `latencies` are per point.
+std::vector<ReferenceComparison> CompareWithReferences(const std::vector<Reference>& references,
+                                                       const std::vector<double>& accuracies,
+                                                       const std::vector<double>& latencies);
+
+}  // namespace dcnas::search
