@@ -204,12 +204,11 @@ AccuracyData ReadAccuracyData(const std::string& path, const Space* space, bool 
                          space->fingerprint() + ")");
       }
       try {
+        // Another encoding of the same network (e.g. a choice that rounds to the same width)
+        // stands for its canonical form: one network, one identity.
         const Encoding e = space->FromText(r.encoding);
-        if (space->ToText(space->Canonical(e)) != r.encoding) {
-          throw InputError(
-              "not in canonical form (canonical: " + space->ToText(space->Canonical(e)) + ")");
-        }
         space->Decode(e);
+        r.encoding = space->ToText(space->Canonical(e));
       } catch (const InputError& e) {
         throw InputError(where + ": column 'encoding': " + e.what());
       }

@@ -329,6 +329,19 @@ std::string Num(double v) {
   return s.str();
 }
 
+// Two values of one choice give the same network: they set the same fields to the same values,
+// filters multipliers compared by the width they round to for the stage's `filters`.
+bool SameNetwork(const LayerPatch& a, const LayerPatch& b, int64_t filters) {
+  const bool same_width =
+      a.filters_multiplier.has_value() == b.filters_multiplier.has_value() &&
+      (!a.filters_multiplier ||
+       models::RoundFilters(filters, *a.filters_multiplier) ==
+           models::RoundFilters(filters, *b.filters_multiplier));
+  return same_width && a.block == b.block && a.kernel == b.kernel && a.expand == b.expand &&
+         a.se == b.se && a.activation == b.activation && a.repeats_delta == b.repeats_delta &&
+         a.space_to_depth == b.space_to_depth;
+}
+
 }  // namespace
 
 std::string BlockTypeName(BlockType type) {
@@ -522,6 +535,23 @@ void Space::Finalize() {
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a(def.str())));
   fingerprint_ = hex;
+  alias_.clear();
+  for (const auto& u : units_) {
+    const int64_t filters = stages_.at(static_cast<size_t>(u.stage)).filters;
+    for (const auto& c : u.choices) {
+      std::vector<int> alias(c.values.size());
+      for (size_t v = 0; v < c.values.size(); ++v) {
+        alias[v] = static_cast<int>(v);
+        for (size_t w = 0; w < v; ++w) {
+          if (SameNetwork(c.values[w], c.values[v], filters)) {
+            alias[v] = static_cast<int>(w);
+            break;
+          }
+        }
+      }
+      alias_.push_back(std::move(alias));
+    }
+  }
 }
 
 double Space::RawSize() const {
@@ -550,10 +580,16 @@ double Space::CanonicalSize() const {
       Encoding e(choice_counts_.size(), 0);
       for (size_t c = 0; c < idx.size(); ++c) e[offsets_[u] + c] = idx[c];
       const LayerPatch r = Resolve(e, u);
+      bool first_of_its_network = true;  // no value aliases an earlier one
+      for (size_t c = 0; c < idx.size(); ++c) {
+        if (alias_[offsets_[u] + c][static_cast<size_t>(idx[c])] != idx[c]) {
+          first_of_its_network = false;
+        }
+      }
       if (*r.block == BlockType::kSkip) {
         has_skip = true;
-      } else {
-        non_skip += 1.0;  // every choice of a layer that is not skipped changes the network
+      } else if (first_of_its_network) {
+        non_skip += 1.0;  // every other choice of a layer that is not skipped changes the network
       }
       size_t c = 0;
       for (; c < idx.size(); ++c) {
@@ -603,6 +639,8 @@ Encoding Space::Canonical(const Encoding& e) const {
     }
   }
   Encoding out = e;
+  // Values that give the same network as an earlier value of their choice become that value.
+  for (size_t i = 0; i < out.size(); ++i) out[i] = alias_[i][static_cast<size_t>(out[i])];
   // Zero the choices whose fields do not matter for a skipped layer or stage.
   for (size_t u = 0; u < units_.size(); ++u) {
     const LayerPatch r = Resolve(e, u);
@@ -739,6 +777,7 @@ Decoded Space::Decode(const Encoding& raw) const {
     if (layers[0].space2depth == 1 || (sk.stride == 2 && !absorbed)) size = (size + 1) / 2;
     for (const auto& a : layers) {
       d.blocks.push_back(models::EncodeBlockString(a));
+      d.block_stages.push_back(static_cast<int>(s));
       d.layers += a.num_repeat;
     }
     d.stage_ops.push_back(ops);
@@ -985,37 +1024,79 @@ std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNe
   const std::vector<models::BlockArgs> want =
       ExplicitBlocks(target.blocks, target.default_activation);
   const models::Activation own = space.network().activation;
-  Encoding e(space.vector_length(), 0);
-  size_t offset = 0;
-  size_t matched = 0;
-  for (const Unit& unit : space.units()) {
-    std::vector<int> idx(unit.choices.size(), 0);
-    Encoding best = e;
-    size_t best_matched = 0;
-    bool any = false;
+  const std::vector<Unit>& units = space.units();
+  std::vector<size_t> offsets;
+  for (size_t u = 0, o = 0; u < units.size(); o += units[u].choices.size(), ++u) {
+    offsets.push_back(o);
+  }
+  // Calls f(e) for every combination of unit u's values (the rest of e unchanged); stops when f
+  // returns true.
+  auto for_each_combination = [&](Encoding& e, size_t u, const auto& f) {
+    std::vector<int> idx(units[u].choices.size(), 0);
     while (true) {
-      for (size_t c = 0; c < idx.size(); ++c) e[offset + c] = idx[c];
+      for (size_t c = 0; c < idx.size(); ++c) e[offsets[u] + c] = idx[c];
+      if (f(e)) return;
+      size_t c = 0;
+      for (; c < idx.size(); ++c) {
+        if (++idx[c] < static_cast<int>(units[u].choices[c].values.size())) break;
+        idx[c] = 0;
+      }
+      if (c == idx.size()) return;
+    }
+  };
+  auto is_skip = [&](const Encoding& e, size_t u) {
+    LayerPatch r = units[u].fixed;
+    for (size_t c = 0; c < units[u].choices.size(); ++c) {
+      units[u].choices[c].values[static_cast<size_t>(e[offsets[u] + c])].ApplyTo(r);
+    }
+    return r.block == BlockType::kSkip;
+  };
+  // Start from a valid architecture, so the units not yet matched decode. Unit by unit, only the
+  // blocks of its stage and the earlier ones count, and the later layers of its stage are skipped
+  // where they can be, so no later unit's block stands in for this one's.
+  std::mt19937_64 rng(0);
+  Encoding e = space.Sample(rng);
+  size_t matched = 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int stage = units[u].stage;
+    for (size_t later = u + 1; later < units.size() && units[later].stage == stage; ++later) {
+      const Encoding keep = e;
+      bool found = false;
+      for_each_combination(e, later, [&](const Encoding& x) { return found = is_skip(x, later); });
+      if (!found) e = keep;
+    }
+    Encoding best = e;
+    size_t best_matched = 0, best_blocks = 0;
+    bool any = false;
+    for_each_combination(e, u, [&](const Encoding& x) {
       try {
-        const size_t m = MatchedPrefix(ExplicitBlocks(space.Decode(e).blocks, own), want);
-        if (!any || m > best_matched) {
-          best = e;
+        const Decoded d = space.Decode(x);
+        std::vector<std::string> upto;
+        for (size_t b = 0; b < d.blocks.size() && d.block_stages[b] <= stage; ++b) {
+          upto.push_back(d.blocks[b]);
+        }
+        const auto blocks = ExplicitBlocks(upto, own);
+        // A unit adds at most one block (string) to the match.
+        const size_t m = std::min(MatchedPrefix(blocks, want), matched + 1);
+        // Ties: where the unit's block matches, the unit that keeps its layer; where nothing
+        // matches (a layer the target does not have), the unit that skips it.
+        const bool better =
+            m > best_matched || (m == best_matched && (m > matched ? blocks.size() > best_blocks
+                                                                   : blocks.size() < best_blocks));
+        if (!any || better) {
+          best = x;
           best_matched = m;
+          best_blocks = blocks.size();
           any = true;
         }
       } catch (const InputError&) {
         // an invalid combination: not the target
       }
-      size_t c = 0;
-      for (; c < idx.size(); ++c) {
-        if (++idx[c] < static_cast<int>(unit.choices[c].values.size())) break;
-        idx[c] = 0;
-      }
-      if (c == idx.size()) break;
-    }
+      return false;
+    });
     if (!any || best_matched < matched) return std::nullopt;
     e = best;
     matched = best_matched;
-    offset += unit.choices.size();
   }
   if (matched != want.size() || ExplicitBlocks(space.Decode(e).blocks, own).size() != want.size()) {
     return std::nullopt;

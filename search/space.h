@@ -7,9 +7,10 @@
 // picks a bundle of values at once ({block: skip}, {block: mbconv, expand: 3, kernel: 3}, ...).
 //
 // An architecture is a fixed-length vector of choice indices (one per non-fixed choice, in unit
-// order). Its canonical form zeroes the choices that do not affect the network (e.g. the kernel
-// of a skipped layer) and moves skipped layers of a per-layer stage to the stage's end, so two
-// encodings that name the same network have one canonical text. It decodes to EfficientNet-style
+// order). Its canonical form takes the first of the values that give the same network (filters
+// multipliers that round to one width), zeroes the choices that do not affect the network (e.g.
+// the kernel of a skipped layer) and moves skipped layers of a per-layer stage to the stage's
+// end, so two encodings that name the same network have one canonical text. It decodes to EfficientNet-style
 // block strings (models/block_string.h) and from there to the layer graph at full size (for the
 // simulator) and at proxy size (for training). File format: search/README.md.
 #pragma once
@@ -102,6 +103,7 @@ using Encoding = std::vector<int>;
 // The decoded network of one architecture.
 struct Decoded {
   std::vector<std::string> blocks;     // block strings (skipped layers removed)
+  std::vector<int> block_stages;       // the 0-based stage of each block string
   std::vector<std::string> stage_ops;  // per stage, e.g. "fused k3 e6 se0.25 swish x2 s2d"
   int layers = 0;                      // MBConv / fused layers in the network
 };
@@ -169,6 +171,9 @@ class Space {
   LayerPatch Resolve(const Encoding& e, size_t unit) const;
   // Per-unit offsets of the unit's choices into the encoding.
   std::vector<size_t> offsets_;
+  // Per vector position, value -> the first value that gives the same network (filters
+  // multipliers that round to one width, e.g. 0.75 and 1 of 16 filters).
+  std::vector<std::vector<int>> alias_;
   void Finalize();
 
   std::string name_, description_, file_, fingerprint_;

@@ -120,6 +120,22 @@ TEST_CASE("a torn last row (a kill during a write) is cut by the appender, refus
   CHECK(ReadFile(f.path) == "model,latency\n");
 }
 
+TEST_CASE("accuracy data of one recipe merge; rows of another recipe are refused by line") {
+  const Space space = Space::Load(SpacePath());
+  AccuracyData a{"a.csv", {MakeRow(space, 1, 0, 60.0), MakeRow(space, 2, 0, 61.0)}};
+  AccuracyData b{"b.csv", {MakeRow(space, 3, 0, 62.0)}};
+  const AccuracyData merged = MergeAccuracyData({a, b});
+  CHECK(merged.rows.size() == 3);
+  CHECK(merged.file == "a.csv + b.csv");
+  CHECK(RequireOneRecipe(merged) == ProxyRecipe{});
+  b.rows[0].recipe.epochs = 8;
+  CHECK_THROWS_WITH(MergeAccuracyData({a, b}), Catch::Contains("b.csv: trained with recipe") &&
+                                                    Catch::Contains("_e8_"));
+  a.rows[1].recipe.resolution = 16;
+  CHECK_THROWS_WITH(RequireOneRecipe(a), Catch::Contains("a.csv:3: trained with recipe r16"));
+  CHECK_THROWS_WITH(RequireOneRecipe(AccuracyData{"e.csv", {}}), Catch::Contains("e.csv: no"));
+}
+
 TEST_CASE("replicate statistics: seed-to-seed tau and agreement between proxies") {
   const Space space = Space::Load(SpacePath());
   AccuracyData a, b;

@@ -65,7 +65,7 @@ if [ "$(wc -l < "$tmp/acc.csv")" -eq 257 ]; then echo "ok   the table covers the
 common=(--space "$space" --accel tpu-v3 --batch 128 --target-ms 15 --accuracy "table:$tmp/acc.csv")
 check "search evolution" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --out "$tmp/a"
 contains "prints the best reward" "$tmp/out" "best reward"
-for f in journal.jsonl pareto.csv best.json best.txt summary.json; do
+for f in journal.jsonl pareto.csv pareto.svg best.json best.txt summary.json; do
   if [ -s "$tmp/a/$f" ]; then echo "ok   wrote $f"; else echo "FAIL missing $f"; fails=$((fails + 1)); fi
 done
 json_ok "summary.json parses" "$tmp/a/summary.json"
@@ -93,6 +93,24 @@ for s in random rl nsga2; do
 done
 check "search hard reward, latency table" 0 "$dcnas" search "${common[@]}" --strategy evolution --hard --latency "table:$tmp/lat.csv" --budget 100 --out "$tmp/t"
 contains "latency table in the configuration" "$tmp/t/journal.jsonl" '"latency":{"file"'
+
+contains "pareto.svg is an SVG chart" "$tmp/a/pareto.svg" "<svg"
+contains "pareto.svg marks the target" "$tmp/a/pareto.svg" "target 15.0 ms"
+contains "summary.json times the references" "$tmp/a/summary.json" '"model": "efficientnet-x-b0"'
+contains "a reference the small space cannot express is said so" "$tmp/a/best.txt" "cannot express its blocks"
+check "unknown reference" 2 "$dcnas" search "${common[@]}" --strategy random --budget 10 --references efficientnet-b9 --out "$tmp/x"
+contains "unknown reference named" "$tmp/err" "efficientnet-b9"
+
+# Rounds of 16 candidates in flight: the same search on one thread and on three.
+check "in flight, one thread" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --in-flight 16 --out "$tmp/f1"
+check "in flight, three threads" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --in-flight 16 --threads 3 --out "$tmp/f3"
+same "threads do not change the search" "$tmp/f1" "$tmp/f3"
+contains "in_flight in the configuration" "$tmp/f1/journal.jsonl" '"in_flight":16'
+check "in flight 0" 2 "$dcnas" search "${common[@]}" --strategy evolution --budget 30 --in-flight 0 --out "$tmp/x"
+mkdir -p "$tmp/f3k"
+head -n 101 "$tmp/f3/journal.jsonl" > "$tmp/f3k/journal.jsonl"
+check "resume mid-round" 0 "$dcnas" search "${common[@]}" --strategy evolution --budget 300 --seed 3 --in-flight 16 --threads 2 --out "$tmp/f3k" --resume
+same "resumed mid-round = uninterrupted" "$tmp/f1" "$tmp/f3k"
 
 # Torn last line: a journal cut in the middle of a line resumes to the uninterrupted result.
 mkdir -p "$tmp/torn"

@@ -1,5 +1,6 @@
 #include "search/space.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <map>
@@ -20,36 +21,6 @@ std::string SpacePath(const std::string& name) {
   return std::string(root ? root : ".") + "/data/search_spaces/" + name + ".yaml";
 }
 
-// The encoding whose decoded block strings are `target`, found stage by stage (each stage's
-// choices are tried with the earlier stages fixed).
-Encoding FindEncoding(const Space& space, const std::vector<std::string>& target) {
-  Encoding e(space.vector_length(), 0);
-  size_t offset = 0;
-  for (size_t u = 0; u < space.units().size(); ++u) {
-    const auto& unit = space.units()[u];
-    std::vector<int> idx(unit.choices.size(), 0);
-    bool found = false;
-    while (!found) {
-      for (size_t c = 0; c < idx.size(); ++c) e[offset + c] = idx[c];
-      try {
-        const auto blocks = space.Decode(e).blocks;
-        found = blocks.size() > u && blocks[u] == target[u];
-      } catch (const InputError&) {
-      }
-      if (found) break;
-      size_t c = 0;
-      for (; c < idx.size(); ++c) {
-        if (++idx[c] < static_cast<int>(unit.choices[c].values.size())) break;
-        idx[c] = 0;
-      }
-      if (c == idx.size()) break;
-    }
-    REQUIRE(found);
-    offset += unit.choices.size();
-  }
-  return e;
-}
-
 const std::vector<std::string> kXB0 = {
     "r1_k3_s11_e1_i32_o16_se0.25_d1_a0", "r2_k3_s22_e6_i16_o24_se0.25_f1_d2_a1",
     "r2_k5_s22_e6_i24_o40_se0.25_f1_a1", "r3_k3_s22_e6_i40_o80_se0.25_a0",
@@ -63,7 +34,10 @@ const std::vector<std::string> kB0 = {
 
 TEST_CASE("EfficientNet-X-B0 is a point of the dc-accelerator space, with the zoo's counts") {
   const Space space = Space::Load(SpacePath("dc-accelerator"));
-  const Encoding e = FindEncoding(space, kXB0);
+  const auto match = FindEncoding(space, *models::zoo::EfficientNetSpec("efficientnet-x-b0"));
+  REQUIRE(match);
+  CHECK(match->exact);
+  const Encoding e = match->encoding;
   CHECK(space.Decode(e).blocks == kXB0);
   const auto counts = models::CountGraph(space.BuildFull(e, {}, models::BuildOptions{}));
   CHECK(counts.params == 7584104);  // the authors' code (paper_facts.md)
@@ -75,12 +49,48 @@ TEST_CASE("EfficientNet-X-B0 is a point of the dc-accelerator space, with the zo
 
 TEST_CASE("EfficientNet-B0 is a point of the mnasnet space, with the published parameters") {
   const Space space = Space::Load(SpacePath("mnasnet"));
-  const Encoding e = FindEncoding(space, kB0);
+  const auto match = FindEncoding(space, *models::zoo::EfficientNetSpec("efficientnet-b0"));
+  REQUIRE(match);
+  CHECK(match->exact);
+  const Encoding e = match->encoding;
+  CHECK(space.Decode(e).blocks == kB0);
   const auto counts = models::CountGraph(space.BuildFull(e, {}, models::BuildOptions{}));
   CHECK(counts.params == 5288548);
   const auto zoo =
       models::CountGraph(models::BuiltinModels().Build("efficientnet-b0", models::BuildOptions{}));
   CHECK(counts.flops == zoo.flops);
+}
+
+TEST_CASE("FindEncoding: counterparts in another stem and head, and networks a space lacks") {
+  const Space dc = Space::Load(SpacePath("dc-accelerator"));
+  const auto b0 = FindEncoding(dc, *models::zoo::EfficientNetSpec("efficientnet-b0"));
+  REQUIRE(b0);
+  CHECK_FALSE(b0->exact);
+  const std::string why = Join(b0->differences, "; ");
+  CHECK(why.find("stem/head activation relu (the network's swish)") != std::string::npos);
+  CHECK(why.find("SE coefficient 4 (the network's 1)") != std::string::npos);
+  for (const auto& b : dc.Decode(b0->encoding).blocks) {
+    CHECK(models::ParseBlockString(b).activation == models::Activation::kSwish);
+  }
+  // Fused convs and space-to-depth are not in the mnasnet space; B1's depth is not a base.
+  const Space mnas = Space::Load(SpacePath("mnasnet"));
+  CHECK_FALSE(FindEncoding(mnas, *models::zoo::EfficientNetSpec("efficientnet-x-b0")));
+  CHECK_FALSE(models::zoo::EfficientNetSpec("resnet-50"));
+}
+
+TEST_CASE("FindEncoding inverts decoding: every sampled network is found at its canonical form") {
+  for (const std::string name : {"dc-accelerator", "mnasnet", "per-layer-example"}) {
+    const Space space = Space::Load(SpacePath(name));
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 40; ++i) {
+      const Encoding e = space.Sample(rng);
+      const auto match = FindEncoding(space, space.NetworkSpec(e));
+      INFO(name << " " << space.ToText(e));
+      REQUIRE(match);
+      CHECK(match->exact);
+      CHECK(match->encoding == space.Canonical(e));
+    }
+  }
 }
 
 TEST_CASE("mnasnet space has no fused conv, no space-to-depth, swish only") {
@@ -155,7 +165,28 @@ TEST_CASE("every choice value is reachable by sampling") {
   const Space dc = Space::Load(SpacePath("dc-accelerator"));
   size_t total = 0;
   for (int c : dc.choice_counts()) total += static_cast<size_t>(c);
-  CHECK(SampledValues(dc).size() == total);
+  // Every value but the filters multiplier 1 of stages 1 and 2: 16 x 0.75 and 24 x 0.75 round
+  // to 16 and 24 filters, the networks of multiplier 0.75 (the first value) stand for both.
+  const auto dc_seen = SampledValues(dc);
+  for (size_t j = 0; j < dc.vector_length(); ++j) {
+    for (int v = 0; v < dc.choice_counts()[j]; ++v) {
+      if (!dc_seen.count({j, v})) UNSCOPED_INFO("unreached: " << dc.choice_names()[j] << " " << v);
+    }
+  }
+  CHECK(dc_seen.size() == total - 2);
+  const auto& names = dc.choice_names();
+  const size_t fm = static_cast<size_t>(
+      std::find(names.begin(), names.end(), "stage1.filters_multiplier") - names.begin());
+  REQUIRE(fm < names.size());
+  CHECK_FALSE(dc_seen.count({fm, 1}));
+  CHECK_FALSE(dc_seen.count({fm + 7, 1}));  // stage2.filters_multiplier
+  CHECK(names[fm + 7] == "stage2.filters_multiplier");
+  Encoding a = dc.Canonical(Encoding(dc.vector_length(), 0));
+  Encoding b = a;
+  a[fm] = 0;
+  b[fm] = 1;
+  CHECK(dc.Canonical(a) == dc.Canonical(b));
+  CHECK(dc.Decode(a).blocks == dc.Decode(b).blocks);
   // Per-layer space: skipped layers sit at a stage's end in canonical form, and these stages
   // change width, so "skip" is reachable on every layer but the first of each stage.
   const Space pl = Space::Load(SpacePath("per-layer-example"));
