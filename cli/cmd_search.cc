@@ -10,6 +10,7 @@
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
+#include "search/compare.h"
 #include "search/objectives.h"
 #include "search/run.h"
 #include "search/space.h"
@@ -42,15 +43,22 @@ std::unique_ptr<search::AccuracyObjective> MakeAccuracy(const std::string& text,
     throw UsageError("--accuracy " + kind + ": needs a file (" + kind + ":FILE)");
   }
   if (kind == "table") return search::MakeTableAccuracy(file, space, FileSha256(file));
-  if (kind == "surrogate") {
+  if (kind == "counterpart" && file.empty()) {
+    throw UsageError("--accuracy counterpart: needs a surrogate file (counterpart:FILE)");
+  }
+  if (kind == "surrogate" || kind == "counterpart") {
 #ifdef DCNAS_WITH_XGBOOST
+    if (kind == "counterpart") {
+      return search::MakeCounterpartSurrogateAccuracy(file, space, min_tau, FileSha256(file));
+    }
     return search::MakeSurrogateAccuracy(file, space, min_tau, FileSha256(file));
 #else
     (void)min_tau;
     throw UsageError("--accuracy surrogate: this dcnas was built without XGBoost");
 #endif
   }
-  throw UsageError("unknown --accuracy '" + text + "' (valid: surrogate:FILE, table:FILE, train)");
+  throw UsageError("unknown --accuracy '" + text +
+                   "' (valid: surrogate:FILE, counterpart:FILE, table:FILE, train)");
 }
 
 struct SearchArgs {
@@ -71,7 +79,9 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
       "target-ms", po::value(&o.target_ms), "latency target T of the reward (ms per batch)")(
       "w", po::value(&o.w)->default_value(o.w), "soft reward exponent: ACC * (LAT / T)^w")(
       "hard", po::bool_switch(&o.hard), "hard constraint: w = 0 under T, -1 above")(
-      "accuracy", po::value(&a.accuracy_text), "surrogate:FILE, table:FILE (encoding,accuracy)")(
+      "accuracy", po::value(&a.accuracy_text),
+      "surrogate:FILE, table:FILE (encoding,accuracy), or counterpart:FILE (a surrogate of "
+      "another space with the same stages, scoring each candidate's counterpart there)")(
       "min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
       "refuse a surrogate whose held-out Kendall tau is below this")(
       "latency", po::value(&a.latency_text)->default_value("sim"),
@@ -143,9 +153,75 @@ class SearchStatus {
   int64_t fresh_ = 0;
 };
 
+// dcnas search compare: several strategies, seeds and budgets on the same objectives.
+int RunSearchCompare(const Args& args) {
+  po::options_description options("options");
+  SearchArgs a;
+  search::CompareOptions c;
+  std::string strategies = Join(c.strategies, ","), budgets = "100,300,1000";
+  options.add_options()("space", po::value(&a.space_file), "search-space YAML file")(
+      "strategies", po::value(&strategies)->default_value(strategies),
+      "comma-separated strategies")("budgets", po::value(&budgets)->default_value(budgets),
+                                    "comma-separated budgets (evaluations)")(
+      "seeds", po::value(&c.seeds)->default_value(c.seeds), "seeds per strategy and budget")(
+      "batch", po::value(&a.batch)->default_value(a.batch), "batch size of the simulated graphs")(
+      "target-ms", po::value(&c.search.target_ms), "latency target T of the reward (ms per batch)")(
+      "w", po::value(&c.search.w)->default_value(c.search.w),
+      "soft reward exponent: ACC * (LAT / T)^w")("hard", po::bool_switch(&c.search.hard),
+                                                 "hard constraint: w = 0 under T, -1 above")(
+      "accuracy", po::value(&a.accuracy_text), "surrogate:FILE, table:FILE (encoding,accuracy)")(
+      "min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
+      "refuse a surrogate whose held-out Kendall tau is below this")(
+      "latency", po::value(&a.latency_text)->default_value("sim"),
+      "sim (the simulator) or table:FILE (encoding,latency_ms)")(
+      "threads", po::value(&c.search.threads)->default_value(1),
+      "threads scoring candidates (the result does not depend on it)")(
+      "out", po::value(&a.out), "directory of the runs (resumed where their journals exist)");
+  a.sim_sel.AddOptions(options, false);
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas search compare --space FILE --accuracy surrogate:FILE --accel tpu-v3 "
+             "--target-ms T [--strategies LIST --budgets LIST --seeds N] --out DIR",
+             "Runs every strategy with every budget and seeds 0..N-1 on the same objectives\n"
+             "(each run a resumable `dcnas search` of its own in DIR/STRATEGY-bBUDGET-sSEED/)\n"
+             "and reports the best reward found: median, quartiles and range over the seeds\n"
+             "(DIR/comparison.txt, DIR/runs.csv, DIR/comparison.svg).",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (a.space_file.empty() || a.out.empty() || a.accuracy_text.empty()) {
+    throw UsageError("dcnas search compare: --space, --accuracy and --out are required");
+  }
+  if (vm.count("target-ms") == 0) throw UsageError("dcnas search compare: --target-ms is required");
+  c.strategies = SplitList(strategies);
+  c.budgets.clear();
+  for (const std::string& b : SplitList(budgets)) {
+    try {
+      size_t used = 0;
+      c.budgets.push_back(std::stoll(b, &used));
+      if (used != b.size()) throw std::invalid_argument(b);
+    } catch (const std::exception&) {
+      throw UsageError("--budgets: '" + b + "' is not a number of evaluations");
+    }
+  }
+  const search::Space space = search::Space::Load(a.space_file);
+  const auto latency = MakeLatency(a, space);
+  c.search.graph_options = a.o.graph_options;
+  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau);
+  const auto line = StatusLine(false);
+  const auto result = search::CompareStrategies(
+      space, c, *accuracy, *latency, a.out, [&line](size_t done, size_t total) {
+        line(std::to_string(done) + "/" + std::to_string(total) + " searches", done == total);
+      });
+  std::cout << search::FormatComparison(result) << "-> " << a.out
+            << "/ (comparison.txt, runs.csv, comparison.svg, one run directory per search)\n";
+  return 0;
+}
+
 }  // namespace
 
 int RunSearch(const Args& args) {
+  if (!args.empty() && args[0] == "compare") return RunSearchCompare(Args(args.begin() + 1, args.end()));
   po::options_description options("options");
   SearchArgs a;
   AddSearchOptions(options, a);
@@ -159,7 +235,8 @@ int RunSearch(const Args& args) {
              "is simulated on the accelerator (or its latency read from a table), its accuracy\n"
              "predicted by the surrogate (or read from a table), and scored by MnasNet's reward\n"
              "ACC * (LAT / T)^w. Every result is journaled; --resume continues a killed run with\n"
-             "the same final result. search/README.md describes the outputs.",
+             "the same final result. search/README.md describes the outputs.\n"
+             "`dcnas search compare --help`: strategies compared over seeds and budgets.",
              options, {}, vm)) {
     return 0;
   }
@@ -169,11 +246,7 @@ int RunSearch(const Args& args) {
   if (vm.count("budget") == 0) throw UsageError("dcnas search: --budget is required");
   if (vm.count("target-ms") == 0) throw UsageError("dcnas search: --target-ms is required");
   a.o.references.clear();
-  if (a.references != "none") {
-    for (const std::string& m : Split(a.references, ',')) {
-      if (!m.empty()) a.o.references.push_back(m);
-    }
-  }
+  if (a.references != "none") a.o.references = SplitList(a.references);
   const search::Space space = search::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
   const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau);

@@ -1045,11 +1045,7 @@ std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNe
     }
   };
   auto is_skip = [&](const Encoding& e, size_t u) {
-    LayerPatch r = units[u].fixed;
-    for (size_t c = 0; c < units[u].choices.size(); ++c) {
-      units[u].choices[c].values[static_cast<size_t>(e[offsets[u] + c])].ApplyTo(r);
-    }
-    return r.block == BlockType::kSkip;
+    return space.UnitFields(e, u).block == BlockType::kSkip;
   };
   // Start from a valid architecture, so the units not yet matched decode. Unit by unit, only the
   // blocks of its stage and the earlier ones count, and the later layers of its stage are skipped
@@ -1127,6 +1123,49 @@ std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNe
          "compound scaling w" + Num(target.width) + " d" + Num(target.depth));
   match.exact = match.differences.empty();
   return match;
+}
+
+namespace {
+
+// Every field `patch` sets has the value `want` has.
+bool Agrees(const LayerPatch& patch, const LayerPatch& want) {
+  auto same = [](const auto& p, const auto& w) { return !p || p == w; };
+  return same(patch.block, want.block) && same(patch.kernel, want.kernel) &&
+         same(patch.expand, want.expand) && same(patch.se, want.se) &&
+         same(patch.activation, want.activation) && same(patch.repeats_delta, want.repeats_delta) &&
+         same(patch.filters_multiplier, want.filters_multiplier) &&
+         same(patch.space_to_depth, want.space_to_depth);
+}
+
+}  // namespace
+
+std::optional<Encoding> ProjectEncoding(const Space& from, const Space& to, const Encoding& e) {
+  const Encoding source = from.Canonical(e);
+  if (from.units().size() != to.units().size()) return std::nullopt;
+  Encoding out;
+  out.reserve(to.vector_length());
+  for (size_t u = 0; u < to.units().size(); ++u) {
+    const Unit& unit = to.units()[u];
+    if (unit.stage != from.units()[u].stage || unit.layer != from.units()[u].layer) {
+      return std::nullopt;
+    }
+    const LayerPatch want = from.UnitFields(source, u);
+    if (!Agrees(unit.fixed, want)) return std::nullopt;
+    const bool skipped = want.block == BlockType::kSkip;
+    for (const Choice& c : unit.choices) {
+      const bool sets_block = std::find(c.fields.begin(), c.fields.end(), "block") != c.fields.end();
+      if (skipped && !sets_block) {  // a skipped layer's other choices do not matter
+        out.push_back(0);
+        continue;
+      }
+      size_t v = 0;
+      while (v < c.values.size() && !Agrees(c.values[v], want)) ++v;
+      if (v == c.values.size()) return std::nullopt;
+      out.push_back(static_cast<int>(v));
+    }
+  }
+  if (!to.IsValid(out)) return std::nullopt;
+  return to.Canonical(out);
 }
 
 }  // namespace dcnas::search

@@ -165,6 +165,8 @@ class Space {
   // Uniform crossover (each choice from either parent); valid and canonical.
   Encoding Crossover(const Encoding& a, const Encoding& b, std::mt19937_64& rng) const;
   bool IsValid(const Encoding& e) const;
+  // The resolved fields of unit `unit`'s layers under `e` (defaults, fixed values, choices).
+  LayerPatch UnitFields(const Encoding& e, size_t unit) const { return Resolve(e, unit); }
 
  private:
   // The resolved fields of every layer position of a unit under `e`.
@@ -199,6 +201,13 @@ struct SpaceMatch {
 // with the earlier units fixed, keeping the first that matches most of the target's blocks.
 // Nothing when the space cannot express the blocks.
 std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNetworkSpec& target);
+
+// The architecture of space `to` whose layers make the same choices as `e` in space `from`
+// (block, kernel, expansion, SE, activation, repeats, filters multiplier, space-to-depth, per
+// unit), e.g. a mnasnet-space network's counterpart in the dc-accelerator space: the same blocks
+// inside `to`'s stem and head. Needs the same units (stages and layers) in both; nothing when
+// `to` cannot make one of the choices.
+std::optional<Encoding> ProjectEncoding(const Space& from, const Space& to, const Encoding& e);
 
 // Features of an architecture for the accuracy surrogate: one-hot per choice of the canonical
 // encoding, then log10 params, log10 FLOPs, layers, resolution, depth, width and resolution

@@ -1,5 +1,6 @@
 #include "search/surrogate_objective.h"
 
+#include "common/errors.h"
 #include "search/accuracy_surrogate.h"
 
 namespace dcnas::search {
@@ -47,6 +48,8 @@ class SurrogateAccuracy : public AccuracyObjective {
     return true;
   }
 
+  const Space& space() const { return surrogate_.space(); }
+
   nlohmann::json Config() const override {
     return {{"kind", "surrogate"},
             {"file", file_},
@@ -64,7 +67,73 @@ class SurrogateAccuracy : public AccuracyObjective {
   std::vector<float> mean_, std_;
 };
 
+// Wraps a surrogate objective of another space: each candidate is mapped to its counterpart.
+class CounterpartAccuracy : public AccuracyObjective {
+ public:
+  CounterpartAccuracy(const Space& space, std::unique_ptr<SurrogateAccuracy> inner,
+                      const Space& inner_space)
+      : space_(space), inner_(std::move(inner)), inner_space_(inner_space) {}
+
+  double Accuracy(const Encoding& e) override { return inner_->Accuracy(Map(e)); }
+
+  void AccuracyBatch(const std::vector<Encoding>& encodings,
+                     const std::vector<ArchCounts>& /*counts: of the other network*/,
+                     std::vector<double>& out) override {
+    std::vector<Encoding> mapped;
+    mapped.reserve(encodings.size());
+    for (const Encoding& e : encodings) mapped.push_back(Map(e));
+    std::vector<double> std;
+    inner_->PredictWithStd(mapped, out, std);
+  }
+
+  bool PredictWithStd(const std::vector<Encoding>& encodings, std::vector<double>& mean,
+                      std::vector<double>& std) override {
+    std::vector<Encoding> mapped;
+    mapped.reserve(encodings.size());
+    for (const Encoding& e : encodings) mapped.push_back(Map(e));
+    return inner_->PredictWithStd(mapped, mean, std);
+  }
+
+  nlohmann::json Config() const override {
+    return {{"kind", "counterpart"},
+            {"surrogate", inner_->Config()},
+            {"counterpart_space",
+             {{"name", inner_space_.name()}, {"fingerprint", inner_space_.fingerprint()}}}};
+  }
+
+ private:
+  Encoding Map(const Encoding& e) const {
+    std::optional<Encoding> m = ProjectEncoding(space_, inner_space_, e);
+    if (!m) {
+      throw InputError("architecture " + space_.ToText(e) + " of space " + space_.name() +
+                       " has no counterpart in the surrogate's space " + inner_space_.name());
+    }
+    return *m;
+  }
+
+  const Space& space_;
+  std::unique_ptr<SurrogateAccuracy> inner_;
+  const Space& inner_space_;
+};
+
 }  // namespace
+
+std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::string& path,
+                                                                    const Space& space,
+                                                                    double min_tau,
+                                                                    const std::string& sha256) {
+  AccuracySurrogate surrogate = AccuracySurrogate::Load(path);
+  surrogate.RequireUsable(min_tau);
+  auto inner = std::make_unique<SurrogateAccuracy>(std::move(surrogate), path, min_tau, sha256);
+  const Space& inner_space = inner->space();
+  if (space.units().size() != inner_space.units().size()) {
+    throw InputError(path + ": the surrogate's space " + inner_space.name() + " has " +
+                     std::to_string(inner_space.units().size()) + " units, " + space.name() +
+                     " has " + std::to_string(space.units().size()) +
+                     ": no counterparts between them");
+  }
+  return std::make_unique<CounterpartAccuracy>(space, std::move(inner), inner_space);
+}
 
 std::unique_ptr<AccuracyObjective> MakeSurrogateAccuracy(const std::string& path,
                                                          const Space& space, double min_tau,

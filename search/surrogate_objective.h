@@ -16,4 +16,14 @@ std::unique_ptr<AccuracyObjective> MakeSurrogateAccuracy(const std::string& path
                                                          const Space& space, double min_tau,
                                                          const std::string& sha256);
 
+// Accuracy of an architecture of `space` predicted through its counterpart in the surrogate's
+// space (search/space.h, ProjectEncoding): the same per-layer choices inside the surrogate space's
+// stem and head. For comparing spaces with one surrogate, e.g. the mnasnet space scored by the
+// dc-accelerator surrogate; refused (InputError) below `min_tau`, and an architecture without a
+// counterpart is an InputError naming it.
+std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::string& path,
+                                                                    const Space& space,
+                                                                    double min_tau,
+                                                                    const std::string& sha256);
+
 }  // namespace dcnas::search

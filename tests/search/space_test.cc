@@ -93,6 +93,29 @@ TEST_CASE("FindEncoding inverts decoding: every sampled network is found at its 
   }
 }
 
+TEST_CASE("ProjectEncoding: mnasnet networks have dc-accelerator counterparts with their blocks") {
+  const Space mnas = Space::Load(SpacePath("mnasnet"));
+  const Space dc = Space::Load(SpacePath("dc-accelerator"));
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 200; ++i) {
+    const Encoding e = mnas.Sample(rng);
+    const auto p = ProjectEncoding(mnas, dc, e);
+    INFO(mnas.ToText(e));
+    REQUIRE(p);
+    CHECK(dc.Decode(*p).blocks == mnas.Decode(e).blocks);
+  }
+  // The way back exists only for dc networks without fused convs, ReLU or space-to-depth.
+  const auto xb0 = FindEncoding(dc, *models::zoo::EfficientNetSpec("efficientnet-x-b0"));
+  REQUIRE(xb0);
+  CHECK_FALSE(ProjectEncoding(dc, mnas, xb0->encoding));
+  const auto b0 = FindEncoding(dc, *models::zoo::EfficientNetSpec("efficientnet-b0"));
+  REQUIRE(b0);
+  const auto back = ProjectEncoding(dc, mnas, b0->encoding);
+  REQUIRE(back);
+  CHECK(mnas.Decode(*back).blocks == dc.Decode(b0->encoding).blocks);
+  CHECK_FALSE(ProjectEncoding(dc, Space::Load(SpacePath("per-layer-example")), b0->encoding));
+}
+
 TEST_CASE("mnasnet space has no fused conv, no space-to-depth, swish only") {
   const Space space = Space::Load(SpacePath("mnasnet"));
   std::mt19937_64 rng(3);
