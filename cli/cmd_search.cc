@@ -17,6 +17,10 @@
 #ifdef DCNAS_WITH_XGBOOST
 #include "search/surrogate_objective.h"
 #endif
+#ifdef DCNAS_WITH_TORCH
+#include "models/torch/dataset.h"
+#include "search/finalists.h"
+#endif
 
 namespace dcnas::cli {
 namespace {
@@ -218,10 +222,79 @@ int RunSearchCompare(const Args& args) {
   return 0;
 }
 
+// dcnas search finalists: the front's best architectures and the references trained for real.
+int RunSearchFinalists(const Args& args) {
+#ifndef DCNAS_WITH_TORCH
+  (void)args;
+  throw UsageError("search finalists needs LibTorch (this dcnas was built without it)");
+#else
+  po::options_description options("options");
+  std::string run_dir, space_file;
+  search::FinalistsOptions f;
+  search::ProxyRecipe& r = f.recipe;
+  r.epochs = 8;
+  int proxy_resolution = 0, removed = -1;
+  double proxy_width = 0.0;
+  options.add_options()("run", po::value(&run_dir), "the search's run directory")(
+      "space", po::value(&space_file), "the search's space file")(
+      "k", po::value(&f.k)->default_value(f.k), "finalists: the best-reward architectures of the "
+                                                 "front")(
+      "epochs", po::value(&r.epochs)->default_value(r.epochs), "proxy training epochs")(
+      "train-images", po::value(&r.train_images)->default_value(r.train_images),
+      "training subset (a fixed selection, the same for every run)")(
+      "proxy-resolution", po::value(&proxy_resolution)->default_value(0),
+      "proxy input resolution (0: the space's proxy.resolution)")(
+      "proxy-width", po::value(&proxy_width)->default_value(0.0),
+      "proxy width multiplier (0: the space's proxy.width)")(
+      "removed-downsamples", po::value(&removed)->default_value(-1),
+      "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
+      "batch", po::value(&r.batch)->default_value(r.batch), "training batch size")(
+      "optimizer", po::value(&r.optimizer)->default_value(r.optimizer), "sgd, rmsprop or adamw")(
+      "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)")(
+      "seed", po::value(&f.seed)->default_value(0), "training seed (the same for every run)")(
+      "jobs", po::value(&f.jobs)->default_value(1),
+      "trainings side by side (worker processes, one LibTorch thread each)")(
+      "data-dir", po::value(&f.data_dir)->default_value(models::libtorch::kFashionMnistDir),
+      "Fashion-MNIST directory")("limit-eval", po::value(&f.limit_eval)->default_value(0),
+                                 "validate and test on at most this many images (smoke tests)")(
+      "append-to", po::value(&f.append_to),
+      "accuracy CSV of the same recipe to append the trained architectures of the space to")(
+      "resume", po::bool_switch(&f.resume), "continue RUN_DIR/finalists.jsonl");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas search finalists --run RUN_DIR --space FILE [--k 5] [proxy options] "
+             "[--jobs K] [--append-to data.csv] [--resume]",
+             "Trains the k best-reward architectures of a search's Pareto front and its\n"
+             "reference networks (EfficientNet-B0, -X-B0: the zoo networks themselves) on the\n"
+             "Fashion-MNIST proxy with one recipe (by default 8 epochs, 4x the shipped accuracy\n"
+             "data's), and sets the predicted accuracies against the trained ones:\n"
+             "RUN_DIR/finalists.csv, finalists.txt; finalists.jsonl resumes a killed run.",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (run_dir.empty() || space_file.empty()) {
+    throw UsageError("search finalists: --run and --space are required");
+  }
+  const search::Space space = search::Space::Load(space_file);
+  r.resolution = proxy_resolution > 0 ? proxy_resolution : space.proxy().resolution;
+  r.width = proxy_width > 0 ? proxy_width : space.proxy().width;
+  r.removed_downsamples = removed >= 0 ? removed : space.proxy().removed_downsamples;
+  const auto report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
+  std::cout << report.text << "-> " << run_dir << "/ (finalists.csv, finalists.txt)\n";
+  for (const auto& x : report.runs) {
+    if (!x.trained.error.empty()) return 1;
+  }
+  return 0;
+#endif
+}
+
 }  // namespace
 
 int RunSearch(const Args& args) {
   if (!args.empty() && args[0] == "compare") return RunSearchCompare(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "finalists") {
+    return RunSearchFinalists(Args(args.begin() + 1, args.end()));
+  }
   po::options_description options("options");
   SearchArgs a;
   AddSearchOptions(options, a);
@@ -236,7 +309,8 @@ int RunSearch(const Args& args) {
              "predicted by the surrogate (or read from a table), and scored by MnasNet's reward\n"
              "ACC * (LAT / T)^w. Every result is journaled; --resume continues a killed run with\n"
              "the same final result. search/README.md describes the outputs.\n"
-             "`dcnas search compare --help`: strategies compared over seeds and budgets.",
+             "`dcnas search compare --help`: strategies compared over seeds and budgets;\n"
+             "`dcnas search finalists --help`: the front's best trained for real.",
              options, {}, vm)) {
     return 0;
   }

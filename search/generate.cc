@@ -52,29 +52,26 @@ T Pick(const std::vector<T>& values, std::mt19937_64& rng) {
 }
 
 // What a worker sends back over its pipe: one JSON object.
-std::string RunJobInChild(const Space& space, const Job& job, const GenerateOptions& o,
-                          const lt::TrainingData& data) {
+std::string TrainInChild(const std::function<models::Graph()>& build, uint64_t seed,
+                         const ProxyRecipe& recipe, const std::string& data_dir,
+                         int64_t limit_eval, const lt::TrainingData& data) {
   // glibc would return LibTorch's large activation buffers to the kernel after every step and
   // fault them back in on the next one (a third of a run's CPU time in the kernel); a worker runs
   // one training, so it keeps them.
   ::mallopt(M_MMAP_THRESHOLD, kWorkerMmapThresholdBytes);
   ::mallopt(M_TRIM_THRESHOLD, kWorkerTrimThresholdBytes);
   try {
-    ProxySettings proxy = space.proxy();
-    proxy.resolution = o.recipe.resolution;
-    proxy.width = o.recipe.width;
-    proxy.removed_downsamples = o.recipe.removed_downsamples;
-    const models::Graph graph = space.BuildProxy(job.encoding, job.scaling, proxy);
+    const models::Graph graph = build();
     lt::TrainOptions t;
-    t.data_dir = o.data_dir;
-    t.epochs = o.recipe.epochs;
-    t.batch = o.recipe.batch;
-    t.optimizer = lt::ParseOptimizer(o.recipe.optimizer);
-    t.learning_rate = o.recipe.learning_rate;
-    t.warmup_epochs = WarmupEpochs(o.recipe.epochs);
-    t.limit_train = o.recipe.train_images;
-    t.limit_eval = o.limit_eval;
-    t.seed = job.seed;
+    t.data_dir = data_dir;
+    t.epochs = recipe.epochs;
+    t.batch = recipe.batch;
+    t.optimizer = lt::ParseOptimizer(recipe.optimizer);
+    t.learning_rate = recipe.learning_rate;
+    t.warmup_epochs = WarmupEpochs(recipe.epochs);
+    t.limit_train = recipe.train_images;
+    t.limit_eval = limit_eval;
+    t.seed = seed;
     t.threads = 1;
     const lt::TrainResult r = lt::Train(graph, t, data, [](const std::string&, bool) {});
     return nlohmann::json{{"val_accuracy", r.val_accuracy * 100.0},
@@ -163,29 +160,100 @@ void AddCounts(const Space& space, const Job& job, AccuracyRow& row) {
   row.blocks = Join(space.Decode(job.encoding).blocks, " ");
 }
 
-GenerateSummary Generate(const Space& space, const GenerateOptions& o,
-                         const GenerateProgress& progress) {
-  if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs must be in [1, 256]");
-  if (o.recipe.epochs < 1 || o.recipe.epochs > 1000)
-    throw InputError("--epochs must be in [1, 1000]");
-  if (o.recipe.batch < 1 || o.recipe.batch > 4096) throw InputError("--batch must be in [1, 4096]");
-  if (!(o.recipe.learning_rate >= 0.0) || o.recipe.learning_rate > 10.0) {
+void ValidateRecipe(const ProxyRecipe& recipe, int jobs) {
+  if (jobs < 1 || jobs > 256) throw InputError("--jobs must be in [1, 256]");
+  if (recipe.epochs < 1 || recipe.epochs > 1000) throw InputError("--epochs must be in [1, 1000]");
+  if (recipe.batch < 1 || recipe.batch > 4096) throw InputError("--batch must be in [1, 4096]");
+  if (!(recipe.learning_rate >= 0.0) || recipe.learning_rate > 10.0) {
     throw InputError("--lr must be in [0, 10] (0: the optimizer's default)");
   }
-  if (o.recipe.resolution < 8 || o.recipe.resolution > 512) {
+  if (recipe.resolution < 8 || recipe.resolution > 512) {
     throw InputError("--proxy-resolution must be in [8, 512]");
   }
-  if (!(o.recipe.width > 0.0) || o.recipe.width > 4.0)
+  if (!(recipe.width > 0.0) || recipe.width > 4.0) {
     throw InputError("--proxy-width must be in (0, 4]");
-  if (o.recipe.removed_downsamples < 0 || o.recipe.removed_downsamples > 6) {
+  }
+  if (recipe.removed_downsamples < 0 || recipe.removed_downsamples > 6) {
     throw InputError("--removed-downsamples must be in [0, 6]");
   }
-  lt::ParseOptimizer(o.recipe.optimizer);  // an unknown optimizer fails here, not in every worker
-  if (o.recipe.train_images < 1000 || o.recipe.train_images > 55000) {
+  lt::ParseOptimizer(recipe.optimizer);  // an unknown optimizer fails here, not in every worker
+  if (recipe.train_images < 1000 || recipe.train_images > 55000) {
     throw InputError(
         "--train-images must be in [1000, 55000] (55,000 training images after the "
         "5,000-image validation split)");
   }
+}
+
+void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe, int jobs,
+                    const std::string& data_dir, int64_t limit_eval,
+                    const std::function<void(size_t, const ProxyRunResult&)>& done) {
+  ValidateRecipe(recipe, jobs);
+  if (runs.empty()) return;
+  // Read once here (no LibTorch in the parent); the workers inherit it.
+  const lt::TrainingData data = lt::TrainingData::Load(data_dir);
+  const pid_t parent = ::getpid();
+  std::map<pid_t, Running> running;
+  size_t next = 0;
+  while (next < runs.size() || !running.empty()) {
+    while (next < runs.size() && static_cast<int>(running.size()) < jobs) {
+      const size_t j = next++;
+      int fds[2];
+      if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+      Running run{j, fds[0]};
+      const pid_t pid = ::fork();
+      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+      if (pid == 0) {
+        ::close(fds[0]);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);
+        const std::string msg =
+            TrainInChild(runs[j].build, runs[j].seed, recipe, data_dir, limit_eval, data);
+        size_t off = 0;
+        while (off < msg.size()) {
+          const ssize_t n = ::write(fds[1], msg.data() + off, msg.size() - off);
+          if (n <= 0) ::_exit(1);
+          off += static_cast<size_t>(n);
+        }
+        ::_exit(0);
+      }
+      ::close(fds[1]);
+      running[pid] = run;
+    }
+    // Wait for whichever worker finishes first, then read its pipe: a worker's message fits in
+    // the pipe buffer, so it never blocks before exiting.
+    int status = 0;
+    pid_t pid = -1;
+    do {
+      pid = ::waitpid(-1, &status, 0);
+    } while (pid < 0 && errno == EINTR);
+    if (pid < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const Running run = it->second;
+    running.erase(it);
+    const std::string msg = ReadAll(run.fd);
+    ::close(run.fd);
+    ProxyRunResult r;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(msg);
+    } catch (const std::exception&) {
+      r.error = "worker exited without a result (status " + std::to_string(status) + ")";
+    }
+    if (r.error.empty() && j.contains("error")) r.error = j["error"].get<std::string>();
+    if (r.error.empty()) {
+      r.val_accuracy = j["val_accuracy"].get<double>();
+      r.test_accuracy = j["test_accuracy"].get<double>();
+      r.proxy_params = j["proxy_params"].get<int64_t>();
+      r.train_time_s = j["train_time_s"].get<double>();
+    }
+    done(run.job, r);
+  }
+}
+
+GenerateSummary Generate(const Space& space, const GenerateOptions& o,
+                         const GenerateProgress& progress) {
+  ValidateRecipe(o.recipe, o.jobs);
   if (o.out.empty()) throw InputError("--out is required");
   const auto start = std::chrono::steady_clock::now();
   GenerateSummary summary;
@@ -219,83 +287,47 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
            true);
   if (pending.empty()) return summary;
 
-  // Read once here (no LibTorch in the parent); the workers inherit it.
-  const lt::TrainingData data = lt::TrainingData::Load(o.data_dir);
-  const pid_t parent = ::getpid();
-  std::map<pid_t, Running> running;
-  size_t next = 0;
-  double trained_time = 0.0;
-  while (next < pending.size() || !running.empty()) {
-    while (next < pending.size() && static_cast<int>(running.size()) < o.jobs) {
-      const size_t j = pending[next++];
-      int fds[2];
-      if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-      Running run{j, fds[0]};
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-      if (pid == 0) {
-        ::close(fds[0]);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(1);
-        const std::string msg = RunJobInChild(space, jobs[j], o, data);
-        size_t off = 0;
-        while (off < msg.size()) {
-          const ssize_t n = ::write(fds[1], msg.data() + off, msg.size() - off);
-          if (n <= 0) ::_exit(1);
-          off += static_cast<size_t>(n);
-        }
-        ::_exit(0);
-      }
-      ::close(fds[1]);
-      running[pid] = run;
-    }
-    // Wait for whichever worker finishes first, then read its pipe: a worker's message fits in
-    // the pipe buffer, so it never blocks before exiting.
-    int status = 0;
-    pid_t pid = -1;
-    Running run;
-    do {
-      pid = ::waitpid(-1, &status, 0);
-    } while (pid < 0 && errno == EINTR);
-    if (pid < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    run = it->second;
-    running.erase(it);
-    const std::string msg = ReadAll(run.fd);
-    ::close(run.fd);
-    AccuracyRow& row = rows[run.job];
-    std::string error;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(msg);
-    } catch (const std::exception&) {
-      error = "worker exited without a result (status " + std::to_string(status) + ")";
-    }
-    if (error.empty() && j.contains("error")) error = j["error"].get<std::string>();
-    if (!error.empty()) {
-      ++summary.failed;
-      progress("run " + std::to_string(run.job) + " (" + row.encoding + ") failed: " + error, true);
-      continue;
-    }
-    row.val_accuracy = j["val_accuracy"].get<double>();
-    row.test_accuracy = j["test_accuracy"].get<double>();
-    row.proxy_params = j["proxy_params"].get<int64_t>();
-    row.train_time_s = j["train_time_s"].get<double>();
-    appender.Append(row);
-    ++summary.trained;
-    trained_time += row.train_time_s;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double rate = static_cast<double>(summary.trained) / elapsed;  // runs per second
-    const size_t left = pending.size() - summary.trained - summary.failed;
-    progress("[" + std::to_string(summary.already_done + summary.trained) + "/" +
-                 std::to_string(summary.planned) + "] " + FormatFixed(rate * 3600.0, 1) +
-                 " runs/h, ETA " + lt::FormatDuration(static_cast<double>(left) / rate) +
-                 "  last: " + row.encoding + " test " + FormatFixed(row.test_accuracy, 2) +
-                 "% in " + lt::FormatDuration(row.train_time_s),
-             false);
+  ProxySettings proxy = space.proxy();
+  proxy.resolution = o.recipe.resolution;
+  proxy.width = o.recipe.width;
+  proxy.removed_downsamples = o.recipe.removed_downsamples;
+  std::vector<ProxyRun> runs;
+  for (size_t i : pending) {
+    const Job& job = jobs[i];
+    runs.push_back({rows[i].encoding,
+                    [&space, &job, proxy] { return space.BuildProxy(job.encoding, job.scaling, proxy); },
+                    job.seed});
   }
+  TrainProxyRuns(runs, o.recipe, o.jobs, o.data_dir, o.limit_eval,
+                 [&](size_t k, const ProxyRunResult& r) {
+                   AccuracyRow& row = rows[pending[k]];
+                   if (!r.error.empty()) {
+                     ++summary.failed;
+                     progress("run " + std::to_string(pending[k]) + " (" + row.encoding +
+                                  ") failed: " + r.error,
+                              true);
+                     return;
+                   }
+                   row.val_accuracy = r.val_accuracy;
+                   row.test_accuracy = r.test_accuracy;
+                   row.proxy_params = r.proxy_params;
+                   row.train_time_s = r.train_time_s;
+                   appender.Append(row);
+                   ++summary.trained;
+                   const double elapsed = std::chrono::duration<double>(
+                                              std::chrono::steady_clock::now() - start)
+                                              .count();
+                   const double rate = static_cast<double>(summary.trained) / elapsed;
+                   const size_t left = pending.size() - summary.trained - summary.failed;
+                   progress("[" + std::to_string(summary.already_done + summary.trained) + "/" +
+                                std::to_string(summary.planned) + "] " +
+                                FormatFixed(rate * 3600.0, 1) + " runs/h, ETA " +
+                                lt::FormatDuration(static_cast<double>(left) / rate) +
+                                "  last: " + row.encoding + " test " +
+                                FormatFixed(row.test_accuracy, 2) + "% in " +
+                                lt::FormatDuration(row.train_time_s),
+                            false);
+                 });
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/graph.h"
 #include "search/accuracy_data.h"
 #include "search/space.h"
 
@@ -69,6 +70,28 @@ struct GenerateSummary {
 };
 
 using GenerateProgress = std::function<void(const std::string& line, bool final)>;
+
+// Throws InputError naming the option for an impossible recipe or worker count.
+void ValidateRecipe(const ProxyRecipe& recipe, int jobs);
+
+// One proxy training of a given network: `build` runs in the worker and returns the proxy-size
+// graph (Space::BuildProxy, or a zoo model built with the same proxy options).
+struct ProxyRun {
+  std::string label;
+  std::function<models::Graph()> build;
+  uint64_t seed = 0;
+};
+struct ProxyRunResult {
+  std::string error;  // empty: trained
+  double val_accuracy = 0.0, test_accuracy = 0.0;  // percent
+  int64_t proxy_params = 0;
+  double train_time_s = 0.0;
+};
+// Trains the runs in worker processes, `jobs` at a time, with the recipe (the generation's
+// trainer and settings); `done(i, result)` is called in this process as run i ends.
+void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe, int jobs,
+                    const std::string& data_dir, int64_t limit_eval,
+                    const std::function<void(size_t, const ProxyRunResult&)>& done);
 
 // Runs the plan; throws InputError when `out` exists without `resume`, or its rows belong to
 // another space.

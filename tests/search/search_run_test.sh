@@ -160,6 +160,26 @@ check "table misses an architecture" 2 "$dcnas" search --space "$spaces/dc-accel
 contains "foreign table line named" "$tmp/err" "acc.csv:2: encoding"
 if [ -e "$tmp/x/journal.jsonl" ]; then echo "FAIL a refused search left a journal"; fails=$((fails + 1)); else echo "ok   refused searches wrote no journal"; fi
 
+# Finalists (LibTorch builds with Fashion-MNIST): the front's best and the references trained.
+if "$dcnas" search finalists --help > /dev/null 2>&1 && [ -d /usr/share/datasets/fashion-mnist ]; then
+  fin=(--run "$tmp/a" --space "$space" --k 2 --train-images 1000 --proxy-resolution 16 --limit-eval 100 --jobs 2)
+  check "finalists" 0 "$dcnas" search finalists "${fin[@]}" --epochs 1 --append-to "$tmp/fin.csv"
+  if [ "$(wc -l < "$tmp/a/finalists.csv")" -eq 5 ]; then echo "ok   finalists.csv: 2 finalists, 2 references"; else
+    echo "FAIL finalists.csv lines"; fails=$((fails + 1)); fi
+  contains "references trained as zoo networks" "$tmp/a/finalists.csv" "^reference,efficientnet-b0,,"
+  contains "report compares with the references" "$tmp/a/finalists.txt" "efficientnet-x-b0 (trained test"
+  if [ "$(wc -l < "$tmp/fin.csv")" -eq 3 ]; then echo "ok   the 2 finalists appended as accuracy rows"; else
+    echo "FAIL appended rows"; fails=$((fails + 1)); fi
+  check "finalists again without --resume" 2 "$dcnas" search finalists "${fin[@]}" --epochs 1
+  check "finalists resumed" 0 "$dcnas" search finalists "${fin[@]}" --epochs 1 --resume
+  contains "nothing trained twice" "$tmp/err" "4 already in"
+  check "append to data of another recipe" 2 "$dcnas" search finalists "${fin[@]}" --epochs 2 --append-to "$tmp/fin.csv" --resume
+  contains "recipes named" "$tmp/err" "one file, one recipe"
+  check "a resume with another recipe" 2 "$dcnas" search finalists "${fin[@]}" --epochs 2 --resume
+  contains "recipe of the journal named" "$tmp/err" "finalists.jsonl:1: trained with"
+  check "finalists of a directory without a search" 2 "$dcnas" search finalists --run "$tmp/nothing" --space "$space"
+fi
+
 if "$dcnas" --help | grep -q surrogate; then
   check "surrogate fit" 0 "$dcnas" surrogate fit --data "$tmp/train.csv" --space "$space" --out "$tmp/s.ubj" --members 2 --no-learning-curve
   check "search with the surrogate" 0 "$dcnas" search --space "$space" --target-ms 15 --accuracy "surrogate:$tmp/s.ubj" --min-surrogate-tau 0 --strategy evolution --budget 100 --out "$tmp/sur"
