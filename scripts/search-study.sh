@@ -7,7 +7,9 @@
 #     accelerator's search picked per stage;
 #  2. the paper's search-space ablation: the same searches over the mnasnet space (accuracy of each
 #     candidate through its dc-accelerator counterpart), the speedup at matched predicted accuracy;
-#  3. the strategy comparison on tpu-v3: five strategies, 10 seeds, budgets 100 / 300 / 1000.
+#  3. the strategy comparison on tpu-v3: five strategies, 10 seeds, budgets 100 / 300 / 1000;
+#  4. the finalists: the 5 best of each seed-0 dc-accelerator front and the references trained on
+#     the proxy at 4x the accuracy data's budget (8 epochs), predicted against trained accuracy.
 # Journals go to $WORK (large, not shipped; rerunning resumes them); summaries, fronts and charts
 # to data/search-study/.
 set -euo pipefail
@@ -135,6 +137,17 @@ open(f"{out}/README.md", "w").write("\n".join(md) + "\n")
 print("\n".join(md))
 PY
 
+# 4. Finalists (LibTorch): 16 px, 5,000 images, 8 epochs, seed 0.
+for setup in tpu-v3 v100; do
+  name="$setup-dc-accelerator-s0"
+  resume=()
+  [ -f "$work/$name/finalists.jsonl" ] && resume=(--resume)
+  "$dcnas" search finalists --run "$work/$name" --space data/search_spaces/dc-accelerator.yaml \
+    --k 5 --proxy-resolution 16 --train-images 5000 --epochs 8 --jobs "${JOBS:-2}" \
+    "${resume[@]}"
+  cp "$work/$name"/{finalists.csv,finalists.txt} "$out/$name/"
+done
+
 # 3. Strategy comparison on tpu-v3.
 target=$(b0_ms tpu-v3)
 # shellcheck disable=SC2046
@@ -152,4 +165,15 @@ cp "$work/compare"/{comparison.txt,runs.csv,comparison.svg} "$out/compare/"
   echo '```'
   cat "$out/compare/comparison.txt"
   echo '```'
+  for setup in tpu-v3 v100; do
+    echo
+    echo "## Finalists trained for real ($setup, seed 0)"
+    echo
+    echo "The 5 best-reward architectures of the front and the references, trained on the proxy at"
+    echo "16 px, 5,000 images, 8 epochs (4x the accuracy data's budget), seed 0 (\`dcnas search finalists\`):"
+    echo
+    echo '```'
+    cat "$out/$setup-dc-accelerator-s0/finalists.txt"
+    echo '```'
+  done
 } >> "$out/README.md"
