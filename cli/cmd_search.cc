@@ -237,9 +237,9 @@ int RunSearchFinalists(const Args& args) {
   double proxy_width = 0.0;
   options.add_options()("run", po::value(&run_dir), "the search's run directory")(
       "space", po::value(&space_file), "the search's space file")(
-      "k", po::value(&f.k)->default_value(f.k), "finalists: the best-reward architectures of the "
-                                                 "front")(
-      "epochs", po::value(&r.epochs)->default_value(r.epochs), "proxy training epochs")(
+      "k", po::value(&f.k)->default_value(f.k),
+      "finalists: the best-reward architectures of the "
+      "front")("epochs", po::value(&r.epochs)->default_value(r.epochs), "proxy training epochs")(
       "train-images", po::value(&r.train_images)->default_value(r.train_images),
       "training subset (a fixed selection, the same for every run)")(
       "proxy-resolution", po::value(&proxy_resolution)->default_value(0),
@@ -291,7 +291,8 @@ int RunSearchFinalists(const Args& args) {
 }  // namespace
 
 int RunSearch(const Args& args) {
-  if (!args.empty() && args[0] == "compare") return RunSearchCompare(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "compare")
+    return RunSearchCompare(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "finalists") {
     return RunSearchFinalists(Args(args.begin() + 1, args.end()));
   }

@@ -347,9 +347,8 @@ AccuracyData MergeAccuracyData(const std::vector<AccuracyData>& parts) {
   for (const AccuracyData& part : parts) {
     const ProxyRecipe r = RequireOneRecipe(part);
     if (recipe && r != *recipe) {
-      throw InputError(part.file + ": trained with recipe " + r.Key() + ", " +
-                       parts.front().file + " with " + recipe->Key() +
-                       " (accuracies of different recipes do not mix)");
+      throw InputError(part.file + ": trained with recipe " + r.Key() + ", " + parts.front().file +
+                       " with " + recipe->Key() + " (accuracies of different recipes do not mix)");
     }
     recipe = r;
     merged.file += (merged.file.empty() ? "" : " + ") + part.file;

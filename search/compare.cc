@@ -32,8 +32,8 @@ CompareResult CompareStrategies(const Space& space, const CompareOptions& option
   if (options.strategies.empty() || options.budgets.empty() || options.seeds < 1) {
     throw InputError("a comparison needs at least one strategy, one budget and one seed");
   }
-  const size_t total = options.strategies.size() * options.budgets.size() *
-                       static_cast<size_t>(options.seeds);
+  const size_t total =
+      options.strategies.size() * options.budgets.size() * static_cast<size_t>(options.seeds);
   CompareResult result;
   std::filesystem::create_directories(dir);
   for (const std::string& strategy : options.strategies) {
@@ -45,10 +45,10 @@ CompareResult CompareStrategies(const Space& space, const CompareOptions& option
         o.budget = budget;
         o.seed = static_cast<uint64_t>(seed);
         o.references.clear();
-        const std::string run_dir = (std::filesystem::path(dir) / (strategy + "-b" +
-                                                                   std::to_string(budget) + "-s" +
-                                                                   std::to_string(seed)))
-                                        .string();
+        const std::string run_dir =
+            (std::filesystem::path(dir) /
+             (strategy + "-b" + std::to_string(budget) + "-s" + std::to_string(seed)))
+                .string();
         o.resume = std::filesystem::exists(std::filesystem::path(run_dir) / "journal.jsonl");
         const SearchResult r = RunSearch(space, o, accuracy, latency, run_dir);
         const SearchPoint& b = r.points.at(r.best);
@@ -73,8 +73,8 @@ CompareResult CompareStrategies(const Space& space, const CompareOptions& option
   WriteFileAtomic((d / "comparison.txt").string(), FormatComparison(result));
 
   Chart chart;
-  chart.title = space.name() + ": best reward found, median over " +
-                std::to_string(options.seeds) + " seeds";
+  chart.title =
+      space.name() + ": best reward found, median over " + std::to_string(options.seeds) + " seeds";
   chart.x = {.title = "budget (evaluations)", .log = true};
   chart.y = {.title = "best reward ACC * (LAT / T)^w"};
   for (const std::string& strategy : options.strategies) {

@@ -18,8 +18,8 @@ namespace dcnas::search {
 struct CompareOptions {
   std::vector<std::string> strategies = {"random", "evolution", "rl", "nsga2", "predictor"};
   std::vector<int64_t> budgets = {100, 300, 1000};
-  int seeds = 10;          // seeds 0 .. seeds-1
-  SearchOptions search;    // reward, target, in_flight, threads (strategy/seed/budget set here)
+  int seeds = 10;        // seeds 0 .. seeds-1
+  SearchOptions search;  // reward, target, in_flight, threads (strategy/seed/budget set here)
 };
 
 struct CompareRun {

@@ -55,8 +55,8 @@ std::vector<FrontRow> ReadFront(const Space& space, const std::string& path) {
     if (lines[i].empty()) continue;
     const std::string where = path + ":" + std::to_string(i + 1);
     const std::vector<std::string> f = Split(lines[i], ',');
-    if (f.size() != 7) throw InputError(where + ": expected 7 columns, found " +
-                                        std::to_string(f.size()));
+    if (f.size() != 7)
+      throw InputError(where + ": expected 7 columns, found " + std::to_string(f.size()));
     FrontRow r;
     r.accuracy = ParseNumber(f[0], where + ": accuracy");
     r.latency_ms = ParseNumber(f[1], where + ": latency_ms");
@@ -113,8 +113,8 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
   if (summary.value("space", nlohmann::json::object()).value("fingerprint", "") !=
       space.fingerprint()) {
     throw InputError(summary_path + ": a search of another space (fingerprint " +
-                     summary["space"].value("fingerprint", std::string("?")) + ", " +
-                     space.name() + " has " + space.fingerprint() + ")");
+                     summary["space"].value("fingerprint", std::string("?")) + ", " + space.name() +
+                     " has " + space.fingerprint() + ")");
   }
 
   FinalistsReport report;
@@ -155,17 +155,16 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
       const models::OpCounts c = models::CountGraph(space.BuildFull(e, {}, {}));
       x.params = c.params;
       x.flops = c.flops;
-      runs.push_back({x.name, [&space, e, proxy] { return space.BuildProxy(e, {}, proxy); },
-                      o.seed});
+      runs.push_back(
+          {x.name, [&space, e, proxy] { return space.BuildProxy(e, {}, proxy); }, o.seed});
     } else {
       const models::OpCounts c = models::CountGraph(models::BuiltinModels().Build(x.name, {}));
       x.params = c.params;
       x.flops = c.flops;
       const std::string model = x.name;
-      runs.push_back({x.name, [model, zoo_proxy] {
-                        return models::BuiltinModels().Build(model, zoo_proxy);
-                      },
-                      o.seed});
+      runs.push_back(
+          {x.name, [model, zoo_proxy] { return models::BuiltinModels().Build(model, zoo_proxy); },
+           o.seed});
     }
   }
 
@@ -267,8 +266,8 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
   std::ostringstream csv;
   csv << "role,name,encoding,predicted_accuracy,latency_ms,params,flops,val_accuracy,"
          "test_accuracy,train_time_s\n";
-  Table t({"role", "name", "predicted %", "latency ms", "params", "trained val %",
-           "trained test %"});
+  Table t(
+      {"role", "name", "predicted %", "latency ms", "params", "trained val %", "trained test %"});
   std::vector<double> predicted, trained;
   for (const Finalist& x : report.runs) {
     const bool ok = x.trained.error.empty();
@@ -278,8 +277,7 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
         << x.flops << "," << (ok ? nlohmann::json(x.trained.val_accuracy).dump() : "") << ","
         << (ok ? nlohmann::json(x.trained.test_accuracy).dump() : "") << ","
         << (ok ? nlohmann::json(x.trained.train_time_s).dump() : "") << "\n";
-    t.AddRow({x.role, x.name, Opt(x.predicted, 2), Opt(x.latency_ms, 3),
-              std::to_string(x.params),
+    t.AddRow({x.role, x.name, Opt(x.predicted, 2), Opt(x.latency_ms, 3), std::to_string(x.params),
               ok ? FormatFixed(x.trained.val_accuracy, 2) : "failed",
               ok ? FormatFixed(x.trained.test_accuracy, 2) : "failed"});
     if (x.role == "finalist" && ok && x.predicted) {

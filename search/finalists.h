@@ -26,9 +26,9 @@
 namespace dcnas::search {
 
 struct FinalistsOptions {
-  int k = 5;            // the k best-reward architectures of the front
-  ProxyRecipe recipe;   // the training recipe (finalists and references alike)
-  uint64_t seed = 0;    // training seed (the same for every run)
+  int k = 5;           // the k best-reward architectures of the front
+  ProxyRecipe recipe;  // the training recipe (finalists and references alike)
+  uint64_t seed = 0;   // training seed (the same for every run)
   int jobs = 1;
   std::string data_dir;
   int64_t limit_eval = 0;
@@ -42,14 +42,14 @@ struct Finalist {
   std::string encoding;  // in the space; "" for a reference the space cannot express exactly
   std::optional<double> predicted;  // the search's accuracy objective
   std::optional<double> latency_ms;
-  int64_t params = 0, flops = 0;    // full size, batch 1
+  int64_t params = 0, flops = 0;  // full size, batch 1
   ProxyRunResult trained;
 };
 
 struct FinalistsReport {
-  std::vector<Finalist> runs;    // finalists by reward, then references
-  std::optional<double> tau;     // Kendall tau of predicted vs trained test accuracy (finalists)
-  std::string text;              // finalists.txt
+  std::vector<Finalist> runs;  // finalists by reward, then references
+  std::optional<double> tau;   // Kendall tau of predicted vs trained test accuracy (finalists)
+  std::string text;            // finalists.txt
 };
 
 // Trains and reports; throws InputError for a run directory without a search's outputs, k < 1,

@@ -53,8 +53,8 @@ T Pick(const std::vector<T>& values, std::mt19937_64& rng) {
 
 // What a worker sends back over its pipe: one JSON object.
 std::string TrainInChild(const std::function<models::Graph()>& build, uint64_t seed,
-                         const ProxyRecipe& recipe, const std::string& data_dir,
-                         int64_t limit_eval, const lt::TrainingData& data) {
+                         const ProxyRecipe& recipe, const std::string& data_dir, int64_t limit_eval,
+                         const lt::TrainingData& data) {
   // glibc would return LibTorch's large activation buffers to the kernel after every step and
   // fault them back in on the next one (a third of a run's CPU time in the kernel); a worker runs
   // one training, so it keeps them.
@@ -294,40 +294,38 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
   std::vector<ProxyRun> runs;
   for (size_t i : pending) {
     const Job& job = jobs[i];
-    runs.push_back({rows[i].encoding,
-                    [&space, &job, proxy] { return space.BuildProxy(job.encoding, job.scaling, proxy); },
-                    job.seed});
+    runs.push_back(
+        {rows[i].encoding,
+         [&space, &job, proxy] { return space.BuildProxy(job.encoding, job.scaling, proxy); },
+         job.seed});
   }
-  TrainProxyRuns(runs, o.recipe, o.jobs, o.data_dir, o.limit_eval,
-                 [&](size_t k, const ProxyRunResult& r) {
-                   AccuracyRow& row = rows[pending[k]];
-                   if (!r.error.empty()) {
-                     ++summary.failed;
-                     progress("run " + std::to_string(pending[k]) + " (" + row.encoding +
-                                  ") failed: " + r.error,
-                              true);
-                     return;
-                   }
-                   row.val_accuracy = r.val_accuracy;
-                   row.test_accuracy = r.test_accuracy;
-                   row.proxy_params = r.proxy_params;
-                   row.train_time_s = r.train_time_s;
-                   appender.Append(row);
-                   ++summary.trained;
-                   const double elapsed = std::chrono::duration<double>(
-                                              std::chrono::steady_clock::now() - start)
-                                              .count();
-                   const double rate = static_cast<double>(summary.trained) / elapsed;
-                   const size_t left = pending.size() - summary.trained - summary.failed;
-                   progress("[" + std::to_string(summary.already_done + summary.trained) + "/" +
-                                std::to_string(summary.planned) + "] " +
-                                FormatFixed(rate * 3600.0, 1) + " runs/h, ETA " +
-                                lt::FormatDuration(static_cast<double>(left) / rate) +
-                                "  last: " + row.encoding + " test " +
-                                FormatFixed(row.test_accuracy, 2) + "% in " +
-                                lt::FormatDuration(row.train_time_s),
-                            false);
-                 });
+  TrainProxyRuns(
+      runs, o.recipe, o.jobs, o.data_dir, o.limit_eval, [&](size_t k, const ProxyRunResult& r) {
+        AccuracyRow& row = rows[pending[k]];
+        if (!r.error.empty()) {
+          ++summary.failed;
+          progress(
+              "run " + std::to_string(pending[k]) + " (" + row.encoding + ") failed: " + r.error,
+              true);
+          return;
+        }
+        row.val_accuracy = r.val_accuracy;
+        row.test_accuracy = r.test_accuracy;
+        row.proxy_params = r.proxy_params;
+        row.train_time_s = r.train_time_s;
+        appender.Append(row);
+        ++summary.trained;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double rate = static_cast<double>(summary.trained) / elapsed;
+        const size_t left = pending.size() - summary.trained - summary.failed;
+        progress("[" + std::to_string(summary.already_done + summary.trained) + "/" +
+                     std::to_string(summary.planned) + "] " + FormatFixed(rate * 3600.0, 1) +
+                     " runs/h, ETA " + lt::FormatDuration(static_cast<double>(left) / rate) +
+                     "  last: " + row.encoding + " test " + FormatFixed(row.test_accuracy, 2) +
+                     "% in " + lt::FormatDuration(row.train_time_s),
+                 false);
+      });
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

@@ -82,7 +82,7 @@ struct ProxyRun {
   uint64_t seed = 0;
 };
 struct ProxyRunResult {
-  std::string error;  // empty: trained
+  std::string error;                               // empty: trained
   double val_accuracy = 0.0, test_accuracy = 0.0;  // percent
   int64_t proxy_params = 0;
   double train_time_s = 0.0;

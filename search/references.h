@@ -15,16 +15,16 @@
 namespace dcnas::search {
 
 inline const std::vector<std::string>& DefaultReferences() {
-  static const std::vector<std::string> models = {"efficientnet-b0", "efficientnet-x-b0"};
-  return models;
+  static const std::vector<std::string> kModels = {"efficientnet-b0", "efficientnet-x-b0"};
+  return kModels;
 }
 
 struct Reference {
   std::string model;
-  std::optional<double> latency_ms;  // the zoo model itself on the latency setup
-  std::optional<double> accuracy;    // of its encoding in the space (or the counterpart's)
-  std::string encoding;              // "" when the space cannot express its blocks
-  bool exact = false;                // the encoding is the network itself, not a counterpart
+  std::optional<double> latency_ms;      // the zoo model itself on the latency setup
+  std::optional<double> accuracy;        // of its encoding in the space (or the counterpart's)
+  std::string encoding;                  // "" when the space cannot express its blocks
+  bool exact = false;                    // the encoding is the network itself, not a counterpart
   std::vector<std::string> differences;  // how the counterpart differs
   std::string note;                      // why a score is missing
 };

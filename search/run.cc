@@ -2,22 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <limits>
-#include <exception>
 #include <optional>
 #include <set>
-#include <thread>
 #include <sstream>
+#include <thread>
 
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/svg_chart.h"
+#include "common/table.h"
 #include "common/text.h"
 #include "models/counts.h"
 #include "models/graph_json.h"
 #include "models/zoo/zoo.h"
-#include "common/svg_chart.h"
-#include "common/table.h"
 #include "search/journal.h"
 
 namespace dcnas::search {
@@ -38,8 +38,8 @@ void Validate(const SearchOptions& o) {
                      ")");
   }
   if (o.in_flight < 1 || o.in_flight > 4096) {
-    throw InputError("--in-flight must be 1..4096 candidates (got " +
-                     std::to_string(o.in_flight) + ")");
+    throw InputError("--in-flight must be 1..4096 candidates (got " + std::to_string(o.in_flight) +
+                     ")");
   }
   if (o.threads < 1 || o.threads > 256) {
     throw InputError("--threads must be 1..256 (got " + std::to_string(o.threads) + ")");
@@ -68,8 +68,8 @@ Chart ParetoChart(const Space& space, const SearchOptions& options, const Search
     all.x.push_back(p.latency_ms);
     all.y.push_back(p.accuracy);
   }
-  ChartSeries front{.label = "Pareto front", .style = ChartSeries::Style::kLinePoints,
-                    .color = "#0072b2"};
+  ChartSeries front{
+      .label = "Pareto front", .style = ChartSeries::Style::kLinePoints, .color = "#0072b2"};
   for (size_t i : result.front) {
     front.x.push_back(result.points[i].latency_ms);
     front.y.push_back(result.points[i].accuracy);
@@ -77,7 +77,7 @@ Chart ParetoChart(const Space& space, const SearchOptions& options, const Search
   ChartSeries best{.label = "best reward", .color = "#d55e00"};
   best.x.push_back(result.points.at(result.best).latency_ms);
   best.y.push_back(result.points.at(result.best).accuracy);
-  best.point_labels.push_back("best");
+  best.point_labels.emplace_back("best");
   chart.series = {all, front, best};
   ChartSeries refs{.label = "references", .color = "#009e73"};
   for (const Reference& r : result.references) {
@@ -87,12 +87,15 @@ Chart ParetoChart(const Space& space, const SearchOptions& options, const Search
       refs.y.push_back(*r.accuracy);
       refs.point_labels.push_back(ReferenceLabel(r));
     } else {
-      chart.references.push_back({.vertical = true, .value = *r.latency_ms,
-                                  .label = r.model + " (no accuracy)", .color = "#009e73"});
+      chart.references.push_back({.vertical = true,
+                                  .value = *r.latency_ms,
+                                  .label = r.model + " (no accuracy)",
+                                  .color = "#009e73"});
     }
   }
   if (!refs.x.empty()) chart.series.push_back(refs);
-  chart.references.push_back({.vertical = true, .value = options.target_ms,
+  chart.references.push_back({.vertical = true,
+                              .value = options.target_ms,
                               .label = "target " + Num(options.target_ms) + " ms",
                               .color = "#cc79a7"});
   return chart;
@@ -101,9 +104,9 @@ Chart ParetoChart(const Space& space, const SearchOptions& options, const Search
 nlohmann::json ReferencesJson(const SearchResult& result, const Space& space) {
   nlohmann::json refs = nlohmann::json::array();
   for (const Reference& r : result.references) {
-    nlohmann::json j = {{"model", r.model},           {"encoding", r.encoding},
-                        {"exact", r.exact},           {"differences", r.differences},
-                        {"latency_ms", nullptr},      {"accuracy", nullptr}};
+    nlohmann::json j = {{"model", r.model},      {"encoding", r.encoding},
+                        {"exact", r.exact},      {"differences", r.differences},
+                        {"latency_ms", nullptr}, {"accuracy", nullptr}};
     if (r.latency_ms) j["latency_ms"] = *r.latency_ms;
     if (r.accuracy) j["accuracy"] = *r.accuracy;
     if (!r.note.empty()) j["note"] = r.note;
@@ -200,10 +203,9 @@ nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjectiv
   nlohmann::json reward = {{"kind", options.hard ? "hard" : "mnas"},
                            {"target_ms", options.target_ms}};
   if (!options.hard) reward["w"] = options.w;
-  return {{"strategy", options.strategy},  {"seed", options.seed},
-          {"budget", options.budget},      {"in_flight", options.in_flight},
-          {"reward", reward},
-          {"accuracy", accuracy.Config()}, {"latency", latency.Config()}};
+  return {{"strategy", options.strategy},   {"seed", options.seed}, {"budget", options.budget},
+          {"in_flight", options.in_flight}, {"reward", reward},     {"accuracy", accuracy.Config()},
+          {"latency", latency.Config()}};
 }
 
 SearchResult RunSearch(const Space& space, const SearchOptions& options,

@@ -334,9 +334,8 @@ std::string Num(double v) {
 bool SameNetwork(const LayerPatch& a, const LayerPatch& b, int64_t filters) {
   const bool same_width =
       a.filters_multiplier.has_value() == b.filters_multiplier.has_value() &&
-      (!a.filters_multiplier ||
-       models::RoundFilters(filters, *a.filters_multiplier) ==
-           models::RoundFilters(filters, *b.filters_multiplier));
+      (!a.filters_multiplier || models::RoundFilters(filters, *a.filters_multiplier) ==
+                                    models::RoundFilters(filters, *b.filters_multiplier));
   return same_width && a.block == b.block && a.kernel == b.kernel && a.expand == b.expand &&
          a.se == b.se && a.activation == b.activation && a.repeats_delta == b.repeats_delta &&
          a.space_to_depth == b.space_to_depth;
@@ -1103,22 +1102,21 @@ std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNe
     if (!same) match.differences.push_back(what);
   };
   differ(n.activation == target.default_activation,
-         "stem/head activation " + std::string(models::ActivationName(n.activation)) + " (the network's " +
-             std::string(models::ActivationName(target.default_activation)) + ")");
-  differ(n.se_coefficient == target.se_coefficient,
-         "SE coefficient " + Num(n.se_coefficient) + " (the network's " +
-             Num(target.se_coefficient) + ")");
-  differ(n.stem_filters == target.stem_filters, "stem filters " +
-                                                     std::to_string(n.stem_filters) +
-                                                     " (the network's " +
-                                                     std::to_string(target.stem_filters) + ")");
-  differ(n.head_filters == target.head_filters, "head filters " +
-                                                     std::to_string(n.head_filters) +
-                                                     " (the network's " +
-                                                     std::to_string(target.head_filters) + ")");
+         "stem/head activation " + std::string(models::ActivationName(n.activation)) +
+             " (the network's " + std::string(models::ActivationName(target.default_activation)) +
+             ")");
+  differ(n.se_coefficient == target.se_coefficient, "SE coefficient " + Num(n.se_coefficient) +
+                                                        " (the network's " +
+                                                        Num(target.se_coefficient) + ")");
+  differ(n.stem_filters == target.stem_filters, "stem filters " + std::to_string(n.stem_filters) +
+                                                    " (the network's " +
+                                                    std::to_string(target.stem_filters) + ")");
+  differ(n.head_filters == target.head_filters, "head filters " + std::to_string(n.head_filters) +
+                                                    " (the network's " +
+                                                    std::to_string(target.head_filters) + ")");
   differ(n.resolution == target.resolution, "resolution " + std::to_string(n.resolution) +
-                                                 " (the network's " +
-                                                 std::to_string(target.resolution) + ")");
+                                                " (the network's " +
+                                                std::to_string(target.resolution) + ")");
   differ(target.width == 1.0 && target.depth == 1.0,
          "compound scaling w" + Num(target.width) + " d" + Num(target.depth));
   match.exact = match.differences.empty();
@@ -1153,7 +1151,8 @@ std::optional<Encoding> ProjectEncoding(const Space& from, const Space& to, cons
     if (!Agrees(unit.fixed, want)) return std::nullopt;
     const bool skipped = want.block == BlockType::kSkip;
     for (const Choice& c : unit.choices) {
-      const bool sets_block = std::find(c.fields.begin(), c.fields.end(), "block") != c.fields.end();
+      const bool sets_block =
+          std::find(c.fields.begin(), c.fields.end(), "block") != c.fields.end();
       if (skipped && !sets_block) {  // a skipped layer's other choices do not matter
         out.push_back(0);
         continue;

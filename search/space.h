@@ -10,9 +10,9 @@
 // order). Its canonical form takes the first of the values that give the same network (filters
 // multipliers that round to one width), zeroes the choices that do not affect the network (e.g.
 // the kernel of a skipped layer) and moves skipped layers of a per-layer stage to the stage's
-// end, so two encodings that name the same network have one canonical text. It decodes to EfficientNet-style
-// block strings (models/block_string.h) and from there to the layer graph at full size (for the
-// simulator) and at proxy size (for training). File format: search/README.md.
+// end, so two encodings that name the same network have one canonical text. It decodes to
+// EfficientNet-style block strings (models/block_string.h) and from there to the layer graph at
+// full size (for the simulator) and at proxy size (for training). File format: search/README.md.
 #pragma once
 
 #include <cstdint>

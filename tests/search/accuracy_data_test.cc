@@ -129,8 +129,8 @@ TEST_CASE("accuracy data of one recipe merge; rows of another recipe are refused
   CHECK(merged.file == "a.csv + b.csv");
   CHECK(RequireOneRecipe(merged) == ProxyRecipe{});
   b.rows[0].recipe.epochs = 8;
-  CHECK_THROWS_WITH(MergeAccuracyData({a, b}), Catch::Contains("b.csv: trained with recipe") &&
-                                                    Catch::Contains("_e8_"));
+  CHECK_THROWS_WITH(MergeAccuracyData({a, b}),
+                    Catch::Contains("b.csv: trained with recipe") && Catch::Contains("_e8_"));
   a.rows[1].recipe.resolution = 16;
   CHECK_THROWS_WITH(RequireOneRecipe(a), Catch::Contains("a.csv:3: trained with recipe r16"));
   CHECK_THROWS_WITH(RequireOneRecipe(AccuracyData{"e.csv", {}}), Catch::Contains("e.csv: no"));
