@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/recipe_options.h"
 #include "common/table.h"
 #include "search/accuracy_data.h"
 #include "search/space.h"
@@ -24,9 +25,7 @@ int Generate(const Args& args) {
   po::options_description options("options");
   std::string space_file;
   search::GenerateOptions g;
-  search::ProxyRecipe& r = g.recipe;
-  int proxy_resolution = 0, removed = -1;
-  double proxy_width = 0.0;
+  RecipeArgs recipe;
   options.add_options()("space", po::value(&space_file), "search-space YAML file")(
       "count", po::value(&g.count)->default_value(0), "architectures to sample and train")(
       "seed", po::value(&g.seed)->default_value(0), "seed of the sampling (and of the runs)")(
@@ -34,18 +33,6 @@ int Generate(const Args& args) {
       "trainings per architecture with different seeds (2 measures the label noise)")(
       "scaling", po::bool_switch(&g.scaling),
       "also sample compound-scaling coefficients (depth, width, resolution) per architecture")(
-      "epochs", po::value(&r.epochs)->default_value(r.epochs), "proxy training epochs")(
-      "train-images", po::value(&r.train_images)->default_value(r.train_images),
-      "training subset (a fixed selection, the same for every run)")(
-      "proxy-resolution", po::value(&proxy_resolution)->default_value(0),
-      "proxy input resolution (0: the space's proxy.resolution)")(
-      "proxy-width", po::value(&proxy_width)->default_value(0.0),
-      "proxy width multiplier (0: the space's proxy.width)")(
-      "removed-downsamples", po::value(&removed)->default_value(-1),
-      "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
-      "batch", po::value(&r.batch)->default_value(r.batch), "training batch size")(
-      "optimizer", po::value(&r.optimizer)->default_value(r.optimizer), "sgd, rmsprop or adamw")(
-      "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)")(
       "jobs", po::value(&g.jobs)->default_value(1),
       "trainings side by side (worker processes, one LibTorch thread each)")(
       "data-dir", po::value(&g.data_dir)->default_value(models::libtorch::kFashionMnistDir),
@@ -53,6 +40,7 @@ int Generate(const Args& args) {
                                  "validate and test on at most this many images (smoke tests)")(
       "out", po::value(&g.out), "accuracy CSV (appended one fsync'ed row per finished run)")(
       "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing");
+  AddRecipeOptions(options, recipe);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas accuracy-data generate --space FILE --count N --seed S [proxy options] "
@@ -65,9 +53,7 @@ int Generate(const Args& args) {
   }
   if (space_file.empty()) throw UsageError("accuracy-data generate: --space is required");
   const search::Space space = search::Space::Load(space_file);
-  r.resolution = proxy_resolution > 0 ? proxy_resolution : space.proxy().resolution;
-  r.width = proxy_width > 0 ? proxy_width : space.proxy().width;
-  r.removed_downsamples = removed >= 0 ? removed : space.proxy().removed_downsamples;
+  g.recipe = ResolveRecipe(recipe, space);
   const auto summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
   std::cerr << "accuracy-data: " << summary.trained << " trained, " << summary.already_done
             << " already done, " << summary.failed << " failed of " << summary.planned

@@ -6,6 +6,7 @@
 
 #include "calibrate/sha256.h"
 #include "cli/cli.h"
+#include "cli/recipe_options.h"
 #include "cli/sim_common.h"
 #include "common/file_io.h"
 #include "common/table.h"
@@ -231,26 +232,12 @@ int RunSearchFinalists(const Args& args) {
   po::options_description options("options");
   std::string run_dir, space_file;
   search::FinalistsOptions f;
-  search::ProxyRecipe& r = f.recipe;
-  r.epochs = 8;
-  int proxy_resolution = 0, removed = -1;
-  double proxy_width = 0.0;
+  RecipeArgs recipe;
+  recipe.recipe.epochs = 8;
   options.add_options()("run", po::value(&run_dir), "the search's run directory")(
       "space", po::value(&space_file), "the search's space file")(
       "k", po::value(&f.k)->default_value(f.k),
-      "finalists: the best-reward architectures of the "
-      "front")("epochs", po::value(&r.epochs)->default_value(r.epochs), "proxy training epochs")(
-      "train-images", po::value(&r.train_images)->default_value(r.train_images),
-      "training subset (a fixed selection, the same for every run)")(
-      "proxy-resolution", po::value(&proxy_resolution)->default_value(0),
-      "proxy input resolution (0: the space's proxy.resolution)")(
-      "proxy-width", po::value(&proxy_width)->default_value(0.0),
-      "proxy width multiplier (0: the space's proxy.width)")(
-      "removed-downsamples", po::value(&removed)->default_value(-1),
-      "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
-      "batch", po::value(&r.batch)->default_value(r.batch), "training batch size")(
-      "optimizer", po::value(&r.optimizer)->default_value(r.optimizer), "sgd, rmsprop or adamw")(
-      "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)")(
+      "finalists: the best-reward architectures of the front")(
       "seed", po::value(&f.seed)->default_value(0), "training seed (the same for every run)")(
       "jobs", po::value(&f.jobs)->default_value(1),
       "trainings side by side (worker processes, one LibTorch thread each)")(
@@ -260,6 +247,7 @@ int RunSearchFinalists(const Args& args) {
       "append-to", po::value(&f.append_to),
       "accuracy CSV of the same recipe to append the trained architectures of the space to")(
       "resume", po::bool_switch(&f.resume), "continue RUN_DIR/finalists.jsonl");
+  AddRecipeOptions(options, recipe);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas search finalists --run RUN_DIR --space FILE [--k 5] [proxy options] "
@@ -276,9 +264,7 @@ int RunSearchFinalists(const Args& args) {
     throw UsageError("search finalists: --run and --space are required");
   }
   const search::Space space = search::Space::Load(space_file);
-  r.resolution = proxy_resolution > 0 ? proxy_resolution : space.proxy().resolution;
-  r.width = proxy_width > 0 ? proxy_width : space.proxy().width;
-  r.removed_downsamples = removed >= 0 ? removed : space.proxy().removed_downsamples;
+  f.recipe = ResolveRecipe(recipe, space);
   const auto report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
   std::cout << report.text << "-> " << run_dir << "/ (finalists.csv, finalists.txt)\n";
   for (const auto& x : report.runs) {

@@ -1,0 +1,30 @@
+#include "cli/recipe_options.h"
+
+namespace dcnas::cli {
+
+void AddRecipeOptions(po::options_description& options, RecipeArgs& a) {
+  search::ProxyRecipe& r = a.recipe;
+  options.add_options()("epochs", po::value(&r.epochs)->default_value(r.epochs),
+                        "proxy training epochs")(
+      "train-images", po::value(&r.train_images)->default_value(r.train_images),
+      "training subset (a fixed selection, the same for every run)")(
+      "proxy-resolution", po::value(&a.proxy_resolution)->default_value(0),
+      "proxy input resolution (0: the space's proxy.resolution)")(
+      "proxy-width", po::value(&a.proxy_width)->default_value(0.0),
+      "proxy width multiplier (0: the space's proxy.width)")(
+      "removed-downsamples", po::value(&a.removed)->default_value(-1),
+      "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
+      "batch", po::value(&r.batch)->default_value(r.batch), "training batch size")(
+      "optimizer", po::value(&r.optimizer)->default_value(r.optimizer), "sgd, rmsprop or adamw")(
+      "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)");
+}
+
+search::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const search::Space& space) {
+  search::ProxyRecipe r = a.recipe;
+  r.resolution = a.proxy_resolution > 0 ? a.proxy_resolution : space.proxy().resolution;
+  r.width = a.proxy_width > 0 ? a.proxy_width : space.proxy().width;
+  r.removed_downsamples = a.removed >= 0 ? a.removed : space.proxy().removed_downsamples;
+  return r;
+}
+
+}  // namespace dcnas::cli
