@@ -21,6 +21,7 @@
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/dataset.h"
 #include "search/finalists.h"
+#include "search/train_objective.h"
 #endif
 
 namespace dcnas::cli {
@@ -35,14 +36,33 @@ std::pair<std::string, std::string> SplitSource(const std::string& text) {
 
 std::string FileSha256(const std::string& path) { return calibrate::Sha256Hex(ReadFile(path)); }
 
+// How `--accuracy train[:RECIPE]` trains (search::ProxyRecipe::WithKey over the space's proxy).
+struct TrainArgs {
+  int jobs = 1;
+  uint64_t seed = 0;
+  int64_t limit_eval = 0;
+};
+
 std::unique_ptr<search::AccuracyObjective> MakeAccuracy(const std::string& text,
-                                                        const search::Space& space,
-                                                        double min_tau) {
+                                                        const search::Space& space, double min_tau,
+                                                        const TrainArgs& train) {
   const auto [kind, file] = SplitSource(text);
   if (kind == "train") {
-    throw UsageError(
-        "--accuracy train (real proxy training per candidate) is not built yet; use "
-        "surrogate:FILE or table:FILE");
+#ifdef DCNAS_WITH_TORCH
+    search::TrainAccuracyOptions t;
+    t.recipe.resolution = space.proxy().resolution;
+    t.recipe.width = space.proxy().width;
+    t.recipe.removed_downsamples = space.proxy().removed_downsamples;
+    if (!file.empty()) t.recipe = t.recipe.WithKey(file);
+    t.jobs = train.jobs;
+    t.seed = train.seed;
+    t.limit_eval = train.limit_eval;
+    t.data_dir = models::libtorch::kFashionMnistDir;
+    return search::MakeTrainAccuracy(space, t);
+#else
+    (void)train;
+    throw UsageError("--accuracy train needs LibTorch (this dcnas was built without it)");
+#endif
   }
   if ((kind == "table" || kind == "surrogate") && file.empty()) {
     throw UsageError("--accuracy " + kind + ": needs a file (" + kind + ":FILE)");
@@ -63,7 +83,7 @@ std::unique_ptr<search::AccuracyObjective> MakeAccuracy(const std::string& text,
 #endif
   }
   throw UsageError("unknown --accuracy '" + text +
-                   "' (valid: surrogate:FILE, counterpart:FILE, table:FILE, train)");
+                   "' (valid: surrogate:FILE, counterpart:FILE, table:FILE, train[:RECIPE])");
 }
 
 struct SearchArgs {
@@ -73,6 +93,7 @@ struct SearchArgs {
   int batch = 128;
   double min_tau = 0.5;
   std::string references;
+  TrainArgs train;
 };
 
 void AddSearchOptions(po::options_description& options, SearchArgs& a) {
@@ -85,8 +106,14 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
       "w", po::value(&o.w)->default_value(o.w), "soft reward exponent: ACC * (LAT / T)^w")(
       "hard", po::bool_switch(&o.hard), "hard constraint: w = 0 under T, -1 above")(
       "accuracy", po::value(&a.accuracy_text),
-      "surrogate:FILE, table:FILE (encoding,accuracy), or counterpart:FILE (a surrogate of "
-      "another space with the same stages, scoring each candidate's counterpart there)")(
+      "surrogate:FILE, table:FILE (encoding,accuracy), counterpart:FILE (a surrogate of "
+      "another space with the same stages, scoring each candidate's counterpart there), or "
+      "train[:RECIPE] (each candidate trained on the proxy; RECIPE as in the accuracy data, "
+      "e.g. r16_n5000_e2; validation accuracy)")(
+      "train-jobs", po::value(&a.train.jobs)->default_value(1),
+      "--accuracy train: trainings side by side (use --in-flight >= this)")(
+      "train-limit-eval", po::value(&a.train.limit_eval)->default_value(0),
+      "--accuracy train: validate on at most this many images (smoke tests)")(
       "min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
       "refuse a surrogate whose held-out Kendall tau is below this")(
       "latency", po::value(&a.latency_text)->default_value("sim"),
@@ -212,7 +239,7 @@ int RunSearchCompare(const Args& args) {
   const search::Space space = search::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
   c.search.graph_options = a.o.graph_options;
-  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau);
+  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau, a.train);
   const auto line = StatusLine(false);
   const auto result = search::CompareStrategies(
       space, c, *accuracy, *latency, a.out, [&line](size_t done, size_t total) {
@@ -310,7 +337,7 @@ int RunSearch(const Args& args) {
   if (a.references != "none") a.o.references = SplitList(a.references);
   const search::Space space = search::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
-  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau);
+  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau, a.train);
   SearchStatus status;
   const auto result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
                                         [&status](const search::SearchProgress& p) { status(p); });
@@ -330,9 +357,8 @@ int RunSearch(const Args& args) {
     }
     const auto& p = result.points[*c.point];
     std::cout << c.model << ": the fastest architecture at least as accurate is "
-              << FormatFixed(c.speedup, 2) << "x faster (" << FormatFixed(p.latency_ms, 4)
-              << " ms, " << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2)
-              << " pp)\n";
+              << search::SpeedupText(c.speedup) << " (" << FormatFixed(p.latency_ms, 4) << " ms, "
+              << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
   }
   return 0;
 }

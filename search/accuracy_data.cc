@@ -1,7 +1,5 @@
 #include "search/accuracy_data.h"
 
-#include <optional>
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -11,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -92,6 +91,44 @@ std::string ProxyRecipe::Key() const {
          std::to_string(removed_downsamples) + "_e" + std::to_string(epochs) + "_n" +
          std::to_string(train_images) + "_b" + std::to_string(batch) + "_" + optimizer + "_lr" +
          Num(learning_rate);
+}
+
+ProxyRecipe ProxyRecipe::WithKey(const std::string& key) const {
+  ProxyRecipe r = *this;
+  for (const std::string& part : Split(key, '_')) {
+    auto number = [&](size_t prefix) {
+      const std::string digits = part.substr(prefix);
+      try {
+        size_t used = 0;
+        const double v = std::stod(digits, &used);
+        if (used == digits.size() && std::isfinite(v)) return v;
+      } catch (const std::exception&) {
+      }
+      throw InputError("recipe '" + key + "': '" + part + "' is not a number after its prefix");
+    };
+    if (part == "sgd" || part == "rmsprop" || part == "adamw") {
+      r.optimizer = part;
+    } else if (part.rfind("rd", 0) == 0) {
+      r.removed_downsamples = static_cast<int>(number(2));
+    } else if (part.rfind("lr", 0) == 0) {
+      r.learning_rate = number(2);
+    } else if (!part.empty() && part[0] == 'r') {
+      r.resolution = static_cast<int>(number(1));
+    } else if (!part.empty() && part[0] == 'w') {
+      r.width = number(1);
+    } else if (!part.empty() && part[0] == 'e') {
+      r.epochs = static_cast<int>(number(1));
+    } else if (!part.empty() && part[0] == 'n') {
+      r.train_images = static_cast<int64_t>(number(1));
+    } else if (!part.empty() && part[0] == 'b') {
+      r.batch = static_cast<int>(number(1));
+    } else {
+      throw InputError("recipe '" + key + "': unknown part '" + part +
+                       "' (r<px>, w<width>, rd<n>, e<epochs>, n<images>, b<batch>, "
+                       "sgd|rmsprop|adamw, lr<rate>)");
+    }
+  }
+  return r;
 }
 
 std::string AccuracyRow::JobKey() const {

@@ -26,6 +26,9 @@ struct ProxyRecipe {
   double learning_rate = 0.0;  // 0: the optimizer's default
   bool operator==(const ProxyRecipe&) const = default;
   std::string Key() const;  // "r32_w0.25_rd1_e3_n10000_b128_sgd_lr0"
+  // Reads the parts of a Key ("r16_e2_n5000": any of them, in any order) over this recipe;
+  // throws InputError naming a part that is not one.
+  ProxyRecipe WithKey(const std::string& key) const;
 };
 
 struct AccuracyRow {

@@ -19,6 +19,7 @@
 #include "common/text.h"
 #include "models/counts.h"
 #include "models/zoo/zoo.h"
+#include "search/references.h"
 
 namespace dcnas::search {
 namespace {
@@ -309,7 +310,7 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
     } else {
       txt << "the fastest finalist at least as accurate is " << best->name << ", "
           << FormatFixed(*best->latency_ms, 3) << " ms ("
-          << FormatFixed(*ref.latency_ms / *best->latency_ms, 2) << "x faster), test "
+          << SpeedupText(*ref.latency_ms / *best->latency_ms) << "), test "
           << FormatFixed(best->trained.test_accuracy, 2) << "%\n";
     }
   }

@@ -190,7 +190,13 @@ void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe
   ValidateRecipe(recipe, jobs);
   if (runs.empty()) return;
   // Read once here (no LibTorch in the parent); the workers inherit it.
-  const lt::TrainingData data = lt::TrainingData::Load(data_dir);
+  TrainProxyRuns(runs, recipe, jobs, lt::TrainingData::Load(data_dir), data_dir, limit_eval, done);
+}
+
+void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe, int jobs,
+                    const lt::TrainingData& data, const std::string& data_dir, int64_t limit_eval,
+                    const std::function<void(size_t, const ProxyRunResult&)>& done) {
+  ValidateRecipe(recipe, jobs);
   const pid_t parent = ::getpid();
   std::map<pid_t, Running> running;
   size_t next = 0;

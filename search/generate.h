@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/graph.h"
+#include "models/torch/dataset.h"
 #include "search/accuracy_data.h"
 #include "search/space.h"
 
@@ -91,6 +92,11 @@ struct ProxyRunResult {
 // trainer and settings); `done(i, result)` is called in this process as run i ends.
 void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe, int jobs,
                     const std::string& data_dir, int64_t limit_eval,
+                    const std::function<void(size_t, const ProxyRunResult&)>& done);
+// The same with the dataset loaded once by the caller (for many calls).
+void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe, int jobs,
+                    const models::libtorch::TrainingData& data, const std::string& data_dir,
+                    int64_t limit_eval,
                     const std::function<void(size_t, const ProxyRunResult&)>& done);
 
 // Runs the plan; throws InputError when `out` exists without `resume`, or its rows belong to

@@ -1,6 +1,7 @@
 #include "search/references.h"
 
 #include "common/errors.h"
+#include "common/table.h"
 #include "models/zoo/zoo.h"
 
 namespace dcnas::search {
@@ -35,6 +36,11 @@ std::vector<Reference> ScoreReferences(const Space& space, const std::vector<std
     out.push_back(std::move(r));
   }
   return out;
+}
+
+std::string SpeedupText(double speedup) {
+  if (speedup >= 1.0) return FormatFixed(speedup, 2) + "x faster";
+  return FormatFixed(1.0 / speedup, 2) + "x slower";
 }
 
 std::vector<ReferenceComparison> CompareWithReferences(const std::vector<Reference>& references,

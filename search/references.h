@@ -41,6 +41,9 @@ struct ReferenceComparison {
   double speedup = 0.0;         // reference latency / point latency
   double accuracy_gain = 0.0;   // point accuracy - reference accuracy (percentage points)
 };
+// "1.42x faster" or, below 1, "1.18x slower".
+std::string SpeedupText(double speedup);
+
 // For each reference with both scores. `accuracies` and `latencies` are per point.
 std::vector<ReferenceComparison> CompareWithReferences(const std::vector<Reference>& references,
                                                        const std::vector<double>& accuracies,

@@ -381,7 +381,7 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
       }
       const SearchPoint& p = result.points[*c.point];
       txt << "    fastest point at least as accurate: " << space.ToText(p.encoding) << ", "
-          << Num(p.latency_ms) << " ms (" << FormatFixed(c.speedup, 2) << "x faster), accuracy "
+          << Num(p.latency_ms) << " ms (" << SpeedupText(c.speedup) << "), accuracy "
           << Num(p.accuracy) << " (" << (c.accuracy_gain >= 0 ? "+" : "")
           << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
     }

@@ -136,6 +136,25 @@ TEST_CASE("accuracy data of one recipe merge; rows of another recipe are refused
   CHECK_THROWS_WITH(RequireOneRecipe(AccuracyData{"e.csv", {}}), Catch::Contains("e.csv: no"));
 }
 
+TEST_CASE("recipe keys: Key() reads back, parts override, unknown parts are named") {
+  ProxyRecipe r;
+  r.resolution = 16;
+  r.epochs = 8;
+  r.train_images = 5000;
+  r.optimizer = "adamw";
+  r.learning_rate = 0.003;
+  r.removed_downsamples = 2;
+  r.width = 0.5;
+  r.batch = 64;
+  CHECK(ProxyRecipe{}.WithKey(r.Key()) == r);
+  const ProxyRecipe p = ProxyRecipe{}.WithKey("e2_r24");
+  CHECK(p.epochs == 2);
+  CHECK(p.resolution == 24);
+  CHECK(p.train_images == ProxyRecipe{}.train_images);
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("r16_q3"), Catch::Contains("unknown part 'q3'"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("rx"), Catch::Contains("'rx' is not a number"));
+}
+
 TEST_CASE("replicate statistics: seed-to-seed tau and agreement between proxies") {
   const Space space = Space::Load(SpacePath());
   AccuracyData a, b;

@@ -153,8 +153,8 @@ check "target 0" 2 "$dcnas" search --space "$space" --target-ms 0 --accuracy "ta
 contains "target named" "$tmp/err" "target-ms"
 check "budget 0" 2 "$dcnas" search "${common[@]}" --budget 0 --out "$tmp/x"
 contains "budget named" "$tmp/err" "budget"
-check "accuracy train" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy train --budget 10 --out "$tmp/x"
-contains "train not built" "$tmp/err" "not built yet"
+check "accuracy of an unknown kind" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy guess:x --budget 10 --out "$tmp/x"
+contains "kinds listed" "$tmp/err" "train\[:RECIPE\]"
 check "predictor without a surrogate" 2 "$dcnas" search "${common[@]}" --strategy predictor --budget 10 --out "$tmp/x"
 check "table misses an architecture" 2 "$dcnas" search --space "$spaces/dc-accelerator.yaml" --target-ms 15 --accuracy "table:$tmp/acc.csv" --budget 10 --out "$tmp/x"
 contains "foreign table line named" "$tmp/err" "acc.csv:2: encoding"
@@ -177,6 +177,13 @@ if "$dcnas" search finalists --help > /dev/null 2>&1 && [ -d /usr/share/datasets
   contains "recipes named" "$tmp/err" "one file, one recipe"
   check "a resume with another recipe" 2 "$dcnas" search finalists "${fin[@]}" --epochs 2 --resume
   contains "recipe of the journal named" "$tmp/err" "finalists.jsonl:1: trained with"
+  # Accuracy from real training: a small budget, two candidates in flight trained side by side.
+  check "search --accuracy train" 0 "$dcnas" search --space "$space" --accel tpu-v3 --target-ms 15 --accuracy train:r16_e1_n1000 --train-jobs 2 --train-limit-eval 100 --in-flight 2 --strategy random --budget 4 --references none --out "$tmp/train"
+  contains "training recipe in the configuration" "$tmp/train/journal.jsonl" '"kind":"train","limit_eval":100,"recipe":"r16_w0.25_rd1_e1_n1000_b128_sgd_lr0"'
+  if [ "$(wc -l < "$tmp/train/journal.jsonl")" -eq 5 ]; then echo "ok   4 trained candidates journaled"; else
+    echo "FAIL trained candidates"; fails=$((fails + 1)); fi
+  check "bad training recipe" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy train:r16_x9 --budget 4 --out "$tmp/x"
+  contains "bad recipe part named" "$tmp/err" "unknown part 'x9'"
   check "finalists of a directory without a search" 2 "$dcnas" search finalists --run "$tmp/nothing" --space "$space"
 fi
 

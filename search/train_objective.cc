@@ -1,0 +1,74 @@
+#include "search/train_objective.h"
+
+#include "common/errors.h"
+#include "search/generate.h"
+
+namespace dcnas::search {
+namespace {
+
+namespace lt = models::libtorch;
+
+class TrainAccuracy : public AccuracyObjective {
+ public:
+  TrainAccuracy(const Space& space, TrainAccuracyOptions options)
+      : space_(space), o_(std::move(options)), data_(lt::TrainingData::Load(o_.data_dir)) {
+    proxy_ = space_.proxy();
+    proxy_.resolution = o_.recipe.resolution;
+    proxy_.width = o_.recipe.width;
+    proxy_.removed_downsamples = o_.recipe.removed_downsamples;
+  }
+
+  double Accuracy(const Encoding& e) override {
+    std::vector<double> out;
+    AccuracyBatch({e}, {}, out);
+    return out.at(0);
+  }
+
+  void AccuracyBatch(const std::vector<Encoding>& encodings,
+                     const std::vector<ArchCounts>& /*counts*/, std::vector<double>& out) override {
+    std::vector<ProxyRun> runs;
+    for (const Encoding& e : encodings) {
+      runs.push_back(
+          {space_.ToText(e), [this, e] { return space_.BuildProxy(e, {}, proxy_); }, o_.seed});
+    }
+    out.assign(encodings.size(), 0.0);
+    std::string error;
+    TrainProxyRuns(runs, o_.recipe, o_.jobs, data_, o_.data_dir, o_.limit_eval,
+                   [&](size_t i, const ProxyRunResult& r) {
+                     if (!r.error.empty()) {
+                       if (error.empty()) error = runs[i].label + ": " + r.error;
+                       return;
+                     }
+                     out[i] = o_.target == "test_accuracy" ? r.test_accuracy : r.val_accuracy;
+                   });
+    if (!error.empty()) throw InputError("--accuracy train: training " + error);
+  }
+
+  nlohmann::json Config() const override {
+    return {{"kind", "train"},
+            {"recipe", o_.recipe.Key()},
+            {"seed", o_.seed},
+            {"target", o_.target},
+            {"limit_eval", o_.limit_eval}};
+  }
+
+ private:
+  const Space& space_;
+  TrainAccuracyOptions o_;
+  lt::TrainingData data_;
+  ProxySettings proxy_;
+};
+
+}  // namespace
+
+std::unique_ptr<AccuracyObjective> MakeTrainAccuracy(const Space& space,
+                                                     const TrainAccuracyOptions& options) {
+  ValidateRecipe(options.recipe, options.jobs);
+  if (options.target != "val_accuracy" && options.target != "test_accuracy") {
+    throw InputError("unknown training target '" + options.target +
+                     "' (val_accuracy, test_accuracy)");
+  }
+  return std::make_unique<TrainAccuracy>(space, options);
+}
+
+}  // namespace dcnas::search

@@ -1,0 +1,32 @@
+// Accuracy by real proxy training, as a search objective (`dcnas search --accuracy train`): each
+// candidate is trained on the Fashion-MNIST proxy with a recipe (the accuracy data's trainer,
+// search/generate.h), the candidates of a round side by side in worker processes. Seconds to
+// minutes per candidate, so for small budgets; the search journals each result as it is told.
+// Built only with LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "search/accuracy_data.h"
+#include "search/objectives.h"
+#include "search/space.h"
+
+namespace dcnas::search {
+
+struct TrainAccuracyOptions {
+  ProxyRecipe recipe;
+  uint64_t seed = 0;  // training seed of every candidate
+  int jobs = 1;       // trainings side by side
+  std::string data_dir;
+  int64_t limit_eval = 0;               // > 0: smoke tests
+  std::string target = "val_accuracy";  // or test_accuracy
+};
+
+// Throws InputError for an impossible recipe or target. A failed training is an InputError
+// naming the architecture.
+std::unique_ptr<AccuracyObjective> MakeTrainAccuracy(const Space& space,
+                                                     const TrainAccuracyOptions& options);
+
+}  // namespace dcnas::search
