@@ -1,6 +1,7 @@
 // dcnas search: architecture search scored by the simulator (or a latency table) and the
 // accuracy surrogate (or an accuracy table), journaled and resumable.
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -94,6 +95,8 @@ struct SearchArgs {
   double min_tau = 0.5;
   std::string references;
   TrainArgs train;
+  int finalists = 0;
+  std::string finalists_recipe;
 };
 
 void AddSearchOptions(po::options_description& options, SearchArgs& a) {
@@ -114,8 +117,13 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
       "--accuracy train: trainings side by side (use --in-flight >= this)")(
       "train-limit-eval", po::value(&a.train.limit_eval)->default_value(0),
       "--accuracy train: validate on at most this many images (smoke tests)")(
-      "min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
-      "refuse a surrogate whose held-out Kendall tau is below this")(
+      "finalists", po::value(&a.finalists)->default_value(0),
+      "after the search, train the K best of the front and the references for real (`dcnas "
+      "search finalists`; LibTorch builds)")(
+      "finalists-recipe", po::value(&a.finalists_recipe),
+      "their recipe (recipe key, e.g. r16_n5000_e8; default: the surrogate's training recipe "
+      "with 4x the epochs)")("min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
+                             "refuse a surrogate whose held-out Kendall tau is below this")(
       "latency", po::value(&a.latency_text)->default_value("sim"),
       "sim (the simulator) or table:FILE (encoding,latency_ms)")(
       "budget", po::value(&o.budget), "evaluations")("seed", po::value(&o.seed)->default_value(0),
@@ -250,6 +258,38 @@ int RunSearchCompare(const Args& args) {
   return 0;
 }
 
+// `dcnas search --finalists K`: the finalists step on the finished run directory.
+void RunFinalistsAfter(const SearchArgs& a, const search::Space& space,
+                       const nlohmann::json& accuracy_config) {
+#ifndef DCNAS_WITH_TORCH
+  (void)a, (void)space, (void)accuracy_config;
+  throw UsageError("--finalists needs LibTorch (this dcnas was built without it)");
+#else
+  search::FinalistsOptions f;
+  f.k = a.finalists;
+  f.jobs = a.train.jobs;
+  f.limit_eval = a.train.limit_eval;
+  f.data_dir = models::libtorch::kFashionMnistDir;
+  f.resume = std::filesystem::exists(std::filesystem::path(a.out) / "finalists.jsonl");
+  search::ProxyRecipe base;
+  base.resolution = space.proxy().resolution;
+  base.width = space.proxy().width;
+  base.removed_downsamples = space.proxy().removed_downsamples;
+  if (!a.finalists_recipe.empty()) {
+    f.recipe = base.WithKey(a.finalists_recipe);
+  } else if (accuracy_config.contains("recipe")) {
+    f.recipe = base.WithKey(accuracy_config["recipe"].get<std::string>());
+    f.recipe.epochs *= 4;
+  } else {
+    throw UsageError(
+        "--finalists: give --finalists-recipe (the accuracy objective records no training "
+        "recipe)");
+  }
+  const auto report = search::TrainFinalists(space, a.out, f, StatusLine(true));
+  std::cout << report.text;
+#endif
+}
+
 // dcnas search finalists: the front's best architectures and the references trained for real.
 int RunSearchFinalists(const Args& args) {
 #ifndef DCNAS_WITH_TORCH
@@ -338,6 +378,12 @@ int RunSearch(const Args& args) {
   const search::Space space = search::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
   const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau, a.train);
+  if (a.finalists < 0) throw UsageError("--finalists must be >= 0");
+  if (a.finalists > 0 && a.finalists_recipe.empty() && !accuracy->Config().contains("recipe")) {
+    throw UsageError(
+        "--finalists: give --finalists-recipe (the accuracy objective records no training "
+        "recipe)");
+  }
   SearchStatus status;
   const auto result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
                                         [&status](const search::SearchProgress& p) { status(p); });
@@ -350,6 +396,7 @@ int RunSearch(const Args& args) {
             << " ms, " << space.ToText(best.encoding) << "\nPareto front: " << result.front.size()
             << " architectures\n-> " << a.out
             << "/ (journal.jsonl, pareto.csv, pareto.svg, best.json, best.txt, summary.json)\n";
+  if (a.finalists > 0) RunFinalistsAfter(a, space, accuracy->Config());
   for (const search::ReferenceComparison& c : result.comparisons) {
     if (!c.point) {
       std::cout << c.model << ": no evaluated architecture is as accurate\n";

@@ -97,7 +97,7 @@ nlohmann::json SurrogateReport::ToJson() const {
 SurrogateFit FitAccuracySurrogate(const Space& space, const std::string& space_yaml,
                                   const AccuracyData& data, const std::string& data_sha256,
                                   const SurrogateFitOptions& o) {
-  RequireOneRecipe(data);
+  const ProxyRecipe recipe = RequireOneRecipe(data);
   const std::vector<Group> groups = GroupRows(space, data, o.target);
   if (groups.size() < kMinArchitectures) {
     throw InputError(data.file + ": " + std::to_string(groups.size()) +
@@ -143,11 +143,11 @@ SurrogateFit FitAccuracySurrogate(const Space& space, const std::string& space_y
   chart.note = "Kendall tau " + std::to_string(r.test_quality.kendall_tau).substr(0, 5) +
                ", FLOPs-only tau " + std::to_string(r.flops_baseline_tau).substr(0, 5);
   fit.parity_svg = sg::ParityChartSvg(yte, mean, stddev, chart);
-  fit.metadata = {{"space", space.name()},      {"space_fingerprint", space.fingerprint()},
-                  {"space_yaml", space_yaml},   {"data_file", data.file},
-                  {"data_sha256", data_sha256}, {"target", o.target},
-                  {"feature_names", f.names},   {"ensemble", params.ToJson()},
-                  {"report", r.ToJson()}};
+  fit.metadata = {{"space", space.name()},       {"space_fingerprint", space.fingerprint()},
+                  {"space_yaml", space_yaml},    {"data_file", data.file},
+                  {"data_sha256", data_sha256},  {"target", o.target},
+                  {"recipe", recipe.Key()},      {"feature_names", f.names},
+                  {"ensemble", params.ToJson()}, {"report", r.ToJson()}};
   return fit;
 }
 

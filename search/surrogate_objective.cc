@@ -51,11 +51,14 @@ class SurrogateAccuracy : public AccuracyObjective {
   const Space& space() const { return surrogate_.space(); }
 
   nlohmann::json Config() const override {
-    return {{"kind", "surrogate"},
-            {"file", file_},
-            {"sha256", sha256_},
-            {"heldout_tau", surrogate_.heldout_tau()},
-            {"min_tau", min_tau_}};
+    nlohmann::json c = {{"kind", "surrogate"},
+                        {"file", file_},
+                        {"sha256", sha256_},
+                        {"heldout_tau", surrogate_.heldout_tau()},
+                        {"min_tau", min_tau_}};
+    // The recipe of its training data (surrogates fitted since it was recorded).
+    if (surrogate_.metadata().contains("recipe")) c["recipe"] = surrogate_.metadata()["recipe"];
+    return c;
   }
 
  private:

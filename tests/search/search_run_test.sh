@@ -177,6 +177,11 @@ if "$dcnas" search finalists --help > /dev/null 2>&1 && [ -d /usr/share/datasets
   contains "recipes named" "$tmp/err" "one file, one recipe"
   check "a resume with another recipe" 2 "$dcnas" search finalists "${fin[@]}" --epochs 2 --resume
   contains "recipe of the journal named" "$tmp/err" "finalists.jsonl:1: trained with"
+  check "search --finalists" 0 "$dcnas" search "${common[@]}" --strategy random --budget 50 --finalists 1 --finalists-recipe r16_n1000_e1 --train-limit-eval 100 --out "$tmp/fz"
+  if [ "$(wc -l < "$tmp/fz/finalists.csv")" -eq 4 ]; then echo "ok   --finalists trained 1 finalist, 2 references"; else
+    echo "FAIL --finalists rows"; fails=$((fails + 1)); fi
+  check "--finalists without a recipe" 2 "$dcnas" search "${common[@]}" --strategy random --budget 50 --finalists 1 --out "$tmp/x"
+  contains "recipe asked for" "$tmp/err" "finalists-recipe"
   # Accuracy from real training: a small budget, two candidates in flight trained side by side.
   check "search --accuracy train" 0 "$dcnas" search --space "$space" --accel tpu-v3 --target-ms 15 --accuracy train:r16_e1_n1000 --train-jobs 2 --train-limit-eval 100 --in-flight 2 --strategy random --budget 4 --references none --out "$tmp/train"
   contains "training recipe in the configuration" "$tmp/train/journal.jsonl" '"kind":"train","limit_eval":100,"recipe":"r16_w0.25_rd1_e1_n1000_b128_sgd_lr0"'
