@@ -266,8 +266,19 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
     const int n = static_cast<int>(std::min<int64_t>(ask, options.budget - p.evaluations));
     const std::vector<Candidate> candidates = strategy->Ask(n);
     if (candidates.empty()) throw InternalError("strategy asked for tells with none pending");
-    // Score what the journal does not hold, then tell every candidate in asking order.
+    // Score what the journal does not hold (after checking what it holds), then tell every
+    // candidate in asking order.
     const size_t replay = std::min(candidates.size(), journaled.size() - next);
+    for (size_t k = 0; k < replay; ++k) {
+      const JournalEntry& e = journaled[next + k];
+      const std::string text = space.ToText(candidates[k].encoding);
+      if (e.id != candidates[k].id || e.encoding != text) {
+        throw InputError(path + ":" + std::to_string(next + k + 2) +
+                         ": journal does not match this configuration: the search asks for " +
+                         text + " (id " + std::to_string(candidates[k].id) + "), the journal has " +
+                         e.encoding + " (id " + std::to_string(e.id) + ")");
+      }
+    }
     const std::vector<Candidate> fresh(candidates.begin() + static_cast<std::ptrdiff_t>(replay),
                                        candidates.end());
     std::vector<double> fresh_accuracy, fresh_latency;
@@ -278,12 +289,6 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
       const std::string text = space.ToText(c.encoding);
       if (k < replay) {
         const JournalEntry& e = journaled[next];
-        if (e.id != c.id || e.encoding != text) {
-          throw InputError(path + ":" + std::to_string(next + 2) +
-                           ": journal does not match this configuration: the search asks for " +
-                           text + " (id " + std::to_string(c.id) + "), the journal has " +
-                           e.encoding + " (id " + std::to_string(e.id) + ")");
-        }
         point.accuracy = e.accuracy;
         point.latency_ms = e.latency_ms;
         point.reward = e.reward;
