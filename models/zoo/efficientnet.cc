@@ -84,7 +84,7 @@ struct Family {
 };
 
 const std::vector<Family>& Families() {
-  static const std::vector<Family> families = {
+  static const std::vector<Family> kFamilies = {
       {"efficientnet", &kEfficientNetBlocks, &kEfficientNetScalings, Activation::kSwish,
        "Tan & Le 2019; tensorflow/tpu efficientnet_builder.py"},
       {"efficientnet-x", &kEfficientNetXBlocks, &kXScalings, Activation::kRelu,
@@ -94,7 +94,7 @@ const std::vector<Family>& Families() {
       {"efficientnet-x-gpu", &kEfficientNetXBlocks, &kXGpuScalings, Activation::kRelu,
        "Li et al. 2021 LACS (GPU); efficientnet_x_builder.py"},
   };
-  return families;
+  return kFamilies;
 }
 
 void RegisterFamily(ModelRegistry& registry, const std::string& family,
