@@ -8,7 +8,7 @@
 #  2. the paper's search-space ablation: the same searches over the mnasnet space (accuracy of each
 #     candidate through its dc-accelerator counterpart), the speedup at matched predicted accuracy;
 #  3. the strategy comparison on tpu-v3: five strategies, 10 seeds, budgets 100 / 300 / 1000;
-#  4. the finalists: the 5 best of each seed-0 dc-accelerator front and the references trained on
+#  4. the finalists: the K (5) best of each seed-0 dc-accelerator front and the references trained on
 #     the proxy at 4x the accuracy data's budget (8 epochs), predicted against trained accuracy.
 # Journals go to $WORK (large, not shipped; rerunning resumes them); summaries, fronts and charts
 # to data/search-study/.
@@ -143,7 +143,7 @@ for setup in tpu-v3 v100; do
   resume=()
   [ -f "$work/$name/finalists.jsonl" ] && resume=(--resume)
   "$dcnas" search finalists --run "$work/$name" --space data/search_spaces/dc-accelerator.yaml \
-    --k 5 --proxy-resolution 16 --train-images 5000 --epochs 8 --jobs "${JOBS:-2}" \
+    --k "${K:-5}" --proxy-resolution 16 --train-images 5000 --epochs 8 --jobs "${JOBS:-2}" \
     "${resume[@]}"
   cp "$work/$name"/{finalists.csv,finalists.txt} "$out/$name/"
 done
@@ -169,7 +169,7 @@ cp "$work/compare"/{comparison.txt,runs.csv,comparison.svg} "$out/compare/"
     echo
     echo "## Finalists trained for real ($setup, seed 0)"
     echo
-    echo "The 5 best-reward architectures of the front and the references, trained on the proxy at"
+    echo "The ${K:-5} best-reward architectures of the front and the references, trained on the proxy at"
     echo "16 px, 5,000 images, 8 epochs (4x the accuracy data's budget), seed 0 (\`dcnas search finalists\`):"
     echo
     echo '```'
