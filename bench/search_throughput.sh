@@ -6,7 +6,7 @@
 # give the same search, checked here). Run it on idle cores: the figure is wall-clock.
 #
 # usage: bench/search_throughput.sh [DCNAS_BIN] [SURROGATE] [BUDGET]
-# defaults: build/cli/dcnas data/surrogates/dc-accelerator.ubj 50000; MIN_TAU (0.5) is the
+# defaults: build/cli/dcnas data/surrogates/dc-accelerator.ubj 50000; MIN_TAU (0.25) is the
 # surrogate quality floor.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +20,7 @@ run() {  # name, options...
   local name=$1; shift
   "$dcnas" search --space "$root/data/search_spaces/dc-accelerator.yaml" --strategy evolution \
     --accel tpu-v3 --batch 128 --target-ms 15 --accuracy "surrogate:$surrogate" \
-    --budget "$budget" --seed 1 --references none --min-surrogate-tau "${MIN_TAU:-0.5}" \
+    --budget "$budget" --seed 1 --references none --min-surrogate-tau "${MIN_TAU:-0.25}" \
     --out "$tmp/$name" "$@" 2>/dev/null |
     sed -n 's/.* \([0-9]*\) candidates\/s$/\1/p'
 }

@@ -63,7 +63,7 @@ if [ -f data/surrogates/dc-accelerator.ubj ] && "$dcnas" --help | grep -q surrog
   rm -rf "$out/search-tpu-v3"
   "$dcnas" search --space data/search_spaces/dc-accelerator.yaml --strategy evolution \
     --accel tpu-v3 --batch 128 --target-ms "$b0" --accuracy surrogate:data/surrogates/dc-accelerator.ubj \
-    --budget 5000 --seed 0 --out "$out/search-tpu-v3" | tee "$out/search-tpu-v3.txt"
+    --min-surrogate-tau 0.25 --budget 5000 --seed 0 --out "$out/search-tpu-v3" | tee "$out/search-tpu-v3.txt"
   sed -n '/ops per stage/,/^$/p' "$out/search-tpu-v3/best.txt"
 fi
 

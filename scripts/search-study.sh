@@ -46,7 +46,8 @@ for setup in tpu-v3 v100; do
       # shellcheck disable=SC2046
       "$dcnas" search --space "data/search_spaces/$space.yaml" --strategy evolution \
         $(setup_args "$setup") --batch 128 --target-ms "$target" --accuracy "$accuracy" \
-        --budget "$budget" --seed "$seed" --out "$work/$name" "${resume[@]}" > "$work/$name.log"
+        --min-surrogate-tau "${MIN_TAU:-0.25}" --budget "$budget" --seed "$seed" --out "$work/$name" \
+        "${resume[@]}" > "$work/$name.log"
       mkdir -p "$out/$name"
       cp "$work/$name"/{best.txt,summary.json,pareto.csv} "$out/$name/"
       [ "$seed" = 0 ] && cp "$work/$name/pareto.svg" "$out/$name/"
@@ -153,6 +154,7 @@ target=$(b0_ms tpu-v3)
 # shellcheck disable=SC2046
 "$dcnas" search compare --space data/search_spaces/dc-accelerator.yaml $(setup_args tpu-v3) \
   --batch 128 --target-ms "$target" --accuracy "surrogate:$surrogate" --seeds 10 \
+  --min-surrogate-tau "${MIN_TAU:-0.25}" \
   --budgets 100,300,1000 --out "$work/compare"
 mkdir -p "$out/compare"
 cp "$work/compare"/{comparison.txt,runs.csv,comparison.svg} "$out/compare/"
