@@ -212,25 +212,25 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
       done[j.at("name").get<std::string>()] = r;
     }
   }
-  std::vector<ProxyRun> todo;
+  std::vector<ProxyRun> to_train;
   std::vector<size_t> index;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto it = done.find(report.runs[i].name);
     if (it != done.end()) {
       report.runs[i].trained = it->second;
     } else {
-      todo.push_back(runs[i]);
+      to_train.push_back(runs[i]);
       index.push_back(i);
     }
   }
   progress(std::to_string(runs.size()) + " trainings (" + std::to_string(front.size()) +
                " finalists, " + std::to_string(runs.size() - front.size()) + " references), " +
-               std::to_string(runs.size() - todo.size()) + " already in " + journal_path + ", " +
-               o.recipe.Key(),
+               std::to_string(runs.size() - to_train.size()) + " already in " + journal_path +
+               ", " + o.recipe.Key(),
            true);
   {
-    size_t finished = runs.size() - todo.size();
-    TrainProxyRuns(todo, o.recipe, o.jobs, o.data_dir, o.limit_eval,
+    size_t finished = runs.size() - to_train.size();
+    TrainProxyRuns(to_train, o.recipe, o.jobs, o.data_dir, o.limit_eval,
                    [&](size_t k, const ProxyRunResult& r) {
                      Finalist& x = report.runs[index[k]];
                      x.trained = r;
