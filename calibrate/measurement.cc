@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "calibrate/csv_reader.h"
-#include "calibrate/sha256.h"
+#include "common/sha256.h"
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/table.h"

@@ -17,7 +17,14 @@ bool Parse(const Args& args, const std::string& usage, const std::string& descri
            po::variables_map& vm) {
   options.add_options()("help,h", "show this help and exit");
   try {
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    // No guessing: an abbreviated option (--mode for --model) is an error, never a silent match.
+    po::store(
+        po::command_line_parser(args)
+            .options(options)
+            .positional(positional)
+            .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+            .run(),
+        vm);
     if (vm.count("help") > 0) {
       std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << options << "\n";
       return false;
@@ -50,6 +57,8 @@ void ModelSelection::AddOptions(po::options_description& options,
                                 const std::string& default_dtype) {
   batch = default_batch;
   dtype = default_dtype;
+  this->default_batch = default_batch;
+  this->default_dtype = default_dtype;
   positional.add("model", 1);
   options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
       "graph", po::value(&graph_path),
@@ -80,7 +89,22 @@ models::Graph ModelSelection::Load() const {
       (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
   if (sources == 0) throw UsageError("name a model, or give --graph FILE or --blocks STRINGS");
   if (sources > 1) throw UsageError("give only one of: a model name, --graph, --blocks");
-  if (!graph_path.empty()) return models::ReadGraphFile(graph_path);
+  if (!graph_path.empty()) {
+    // A graph file fixes its shapes and dtype: options that would change them are refused.
+    std::vector<std::string> ignored;
+    if (batch != default_batch) ignored.emplace_back("--batch");
+    if (resolution != 0) ignored.emplace_back("--resolution");
+    if (dtype != default_dtype) ignored.emplace_back("--dtype");
+    if (width != 1.0) ignored.emplace_back("--width");
+    if (depth != 1.0) ignored.emplace_back("--depth");
+    if (num_classes != 1000) ignored.emplace_back("--num-classes");
+    if (!ignored.empty()) {
+      throw UsageError("--graph " + graph_path + ": " + Join(ignored, ", ") +
+                       " cannot change a graph file (its ops fix batch, resolution and dtype; "
+                       "export the graph again with them)");
+    }
+    return models::ReadGraphFile(graph_path);
+  }
   if (!blocks.empty()) {
     models::BlockNetworkSpec spec;
     spec.blocks = blocks;

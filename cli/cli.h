@@ -54,6 +54,9 @@ struct ModelSelection {
   void AddOptions(po::options_description& options, po::positional_options_description& positional,
                   int default_batch = 1, const std::string& default_dtype = "fp32");
   models::BuildOptions BuildOptions() const;
+  // The defaults AddOptions set (a --graph refuses options that would change what it fixes).
+  int default_batch = 1;
+  std::string default_dtype = "fp32";
   // Builds the zoo model, or reads --graph, or builds --blocks (exactly one must be given).
   models::Graph Load() const;
   bool HasSource() const { return !model.empty() || !graph_path.empty() || !blocks.empty(); }
@@ -91,6 +94,7 @@ int RunCalibrate(const Args& args);     // cmd_calibrate.cc
 int RunSpace(const Args& args);         // cmd_space.cc
 int RunAccuracyData(const Args& args);  // cmd_accuracy_data.cc
 int RunSearch(const Args& args);        // cmd_search.cc
+int RunScale(const Args& args);         // cmd_scale.cc
 #ifdef DCNAS_WITH_XGBOOST
 int RunSurrogate(const Args& args);  // cmd_surrogate.cc (XGBoost)
 #endif

@@ -14,6 +14,9 @@ namespace dcnas::cli {
 namespace {
 
 study::Lineup LineupFrom(const std::string& families_text, const std::string& pairs_text) {
+  if (!pairs_text.empty() && !families_text.empty()) {
+    throw UsageError("dcnas compare: --family and --pairs exclude each other (got both)");
+  }
   if (!pairs_text.empty()) {
     std::vector<std::pair<std::string, std::string>> pairs;
     for (const auto& pair : SplitList(pairs_text)) {

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <memory>
 
-#include "calibrate/sha256.h"
+#include "common/sha256.h"
 #include "cli/cli.h"
 #include "cli/recipe_options.h"
 #include "cli/sim_common.h"
@@ -35,7 +35,7 @@ std::pair<std::string, std::string> SplitSource(const std::string& text) {
   return {text.substr(0, colon), text.substr(colon + 1)};
 }
 
-std::string FileSha256(const std::string& path) { return calibrate::Sha256Hex(ReadFile(path)); }
+std::string FileSha256(const std::string& path) { return Sha256Hex(ReadFile(path)); }
 
 // How `--accuracy train[:RECIPE]` trains (search::ProxyRecipe::WithKey over the space's proxy).
 struct TrainArgs {

@@ -30,6 +30,8 @@ const std::vector<Command>& Commands() {
        dcnas::cli::RunAccuracyData},
       {"search", "architecture search against the simulator and the accuracy surrogate",
        dcnas::cli::RunSearch},
+      {"scale", "compound-scale a base network into a family (LACS or FLOPs scaling)",
+       dcnas::cli::RunScale},
 #ifdef DCNAS_WITH_XGBOOST
       {"surrogate", "fit, evaluate and query the XGBoost accuracy surrogate",
        dcnas::cli::RunSurrogate},

@@ -1,5 +1,6 @@
 #include "common/file_io.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,17 +9,31 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "common/errors.h"
 
 namespace dcnas {
 
-std::string ReadFile(const std::string& path) {
+std::string ReadFile(const std::string& path, size_t max_bytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path + ": is a directory, not a file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file: " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string out;
+  std::vector<char> buffer(size_t{1} << 16);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    out.append(buffer.data(), static_cast<size_t>(in.gcount()));
+    if (out.size() > max_bytes) {
+      throw InputError(path + ": larger than " + std::to_string(max_bytes >> 20) +
+                       " MiB, the most dcnas reads from such a file");
+    }
+  }
+  if (in.bad()) throw InputError(path + ": read error: " + std::strerror(errno));
+  return out;
 }
 
 void WriteFileAtomic(const std::string& path, const std::string& content) {
@@ -44,6 +59,16 @@ void WriteFileAtomic(const std::string& path, const std::string& content) {
     std::remove(tmp.c_str());
     throw InputError(path + ": cannot rename temporary file into place: " + reason);
   }
+}
+
+void AppendLineSynced(const std::string& path, const std::string& line) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(path + ": cannot open for appending: " + std::strerror(errno));
+  const std::string text = line + "\n";
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) throw InputError(path + ": write failed: " + std::strerror(errno));
 }
 
 }  // namespace dcnas

@@ -6,10 +6,19 @@
 
 namespace dcnas {
 
-// Reads a whole file; throws InputError naming the path if it cannot be opened.
-std::string ReadFile(const std::string& path);
+// Input files are read whole; none that dcnas reads is near this size.
+inline constexpr size_t kMaxInputFileBytes = size_t{1} << 30;  // 1 GiB
+
+// Reads a whole file; throws InputError naming the path if it cannot be opened, is a directory,
+// fails to read, or grows past `max_bytes` (a device such as /dev/zero, or the wrong file).
+std::string ReadFile(const std::string& path, size_t max_bytes = kMaxInputFileBytes);
 
 // Writes `content` to `path` atomically. Throws InputError if the directory is not writable.
 void WriteFileAtomic(const std::string& path, const std::string& content);
+
+// Appends `line` and a newline to `path` (created if missing) in one write, then fsyncs, so a
+// journal keeps every line it reported written; a kill mid-write leaves at most a torn last line.
+// Throws InputError naming the path on failure.
+void AppendLineSynced(const std::string& path, const std::string& line);
 
 }  // namespace dcnas

@@ -86,7 +86,10 @@ BlockArgs ParseBlockString(const std::string& text) {
   a.output_filters = ParseInt(text, "o", options["o"]);
   if (options.count("se") > 0) {
     const double se = ParseNumber(text, "se", options["se"]);
-    if (se > 0 && se <= 1) a.se_ratio = se;
+    if (se < 0 || se > 1) {
+      Bad(text, "squeeze-excite ratio 'se" + options["se"] + "' must be in [0, 1] (0: none)");
+    }
+    if (se > 0) a.se_ratio = se;
   }
   if (options.count("f") > 0) a.fused = ParseInt(text, "f", options["f"]) != 0;
   if (options.count("d") > 0) {
@@ -94,17 +97,28 @@ BlockArgs ParseBlockString(const std::string& text) {
     if (a.space2depth > 2) Bad(text, "space2depth 'd' must be 0, 1 or 2");
   }
   if (options.count("a") > 0) {
-    a.activation = ParseInt(text, "a", options["a"]) == 0 ? Activation::kRelu : Activation::kSwish;
+    const int act = ParseInt(text, "a", options["a"]);
+    if (act > 1) Bad(text, "activation 'a" + options["a"] + "' must be a0 (relu) or a1 (swish)");
+    a.activation = act == 0 ? Activation::kRelu : Activation::kSwish;
   }
   if (options.count("c") > 0) {
     a.conv_type = ParseInt(text, "c", options["c"]);
     if (a.conv_type > 1) Bad(text, "conv type 'c' must be 0 or 1");
   }
   a.id_skip = !noskip;
-  if (a.num_repeat < 1) Bad(text, "repeats 'r' must be at least 1");
-  if (a.kernel < 1) Bad(text, "kernel 'k' must be at least 1");
-  if (a.expand_ratio <= 0) Bad(text, "expansion 'e' must be positive");
-  if (a.input_filters < 1 || a.output_filters < 1) Bad(text, "filters 'i' and 'o' must be >= 1");
+  if (a.num_repeat < 1 || a.num_repeat > kMaxBlockRepeats) {
+    Bad(text, "repeats 'r' must be in 1.." + std::to_string(kMaxBlockRepeats));
+  }
+  if (a.kernel < 1 || a.kernel > kMaxBlockKernel) {
+    Bad(text, "kernel 'k' must be in 1.." + std::to_string(kMaxBlockKernel));
+  }
+  if (a.expand_ratio <= 0 || a.expand_ratio > kMaxBlockExpansion) {
+    Bad(text, "expansion 'e' must be in (0, " + std::to_string(kMaxBlockExpansion) + "]");
+  }
+  if (a.input_filters < 1 || a.output_filters < 1 || a.input_filters > kMaxBlockFilters ||
+      a.output_filters > kMaxBlockFilters) {
+    Bad(text, "filters 'i' and 'o' must be in 1.." + std::to_string(kMaxBlockFilters));
+  }
   return a;
 }
 
@@ -133,13 +147,24 @@ std::string EncodeBlockString(const BlockArgs& a) {
 
 int64_t RoundFilters(int64_t filters, double width, int divisor) {
   const double scaled = static_cast<double>(filters) * width;
+  if (!std::isfinite(width) || width <= 0.0 || divisor < 1 || !(scaled <= kMaxScaledFilters)) {
+    throw InputError("width multiplier " + FormatNumber(width) + " on " + std::to_string(filters) +
+                     " filters: must be finite and above 0, and give " + "at most " +
+                     std::to_string(kMaxScaledFilters) + " filters");
+  }
   const int64_t rounded =
       std::max<int64_t>(divisor, static_cast<int64_t>(scaled + divisor / 2.0) / divisor * divisor);
   return static_cast<double>(rounded) < 0.9 * scaled ? rounded + divisor : rounded;
 }
 
 int RoundRepeats(int repeats, double depth) {
-  return static_cast<int>(std::ceil(depth * static_cast<double>(repeats)));
+  const double r = std::ceil(depth * static_cast<double>(repeats));
+  if (!std::isfinite(depth) || depth <= 0.0 || !(r <= kMaxStageRepeats)) {
+    throw InputError("depth multiplier " + FormatNumber(depth) + " on " + std::to_string(repeats) +
+                     " repeats: must be finite and above 0, and give at most " +
+                     std::to_string(kMaxStageRepeats) + " repeats per stage");
+  }
+  return static_cast<int>(r);
 }
 
 int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& a, double se_coefficient,

@@ -49,9 +49,19 @@ struct BlockNetworkSpec {
   int depth_divisor = 8;
 };
 
-// round_filters of the reference code: scale by width, round to the divisor, never below 90%.
+// Limits of a block string (ParseBlockString refuses values beyond them) and of a scaled stage.
+inline constexpr int kMaxBlockRepeats = 1000;
+inline constexpr int kMaxBlockKernel = 31;
+inline constexpr double kMaxBlockExpansion = 64.0;
+inline constexpr int kMaxBlockFilters = 100000;
+inline constexpr int kMaxStageRepeats = 10000;
+inline constexpr int kMaxScaledFilters = 1000000;
+
+// round_filters of the reference code: scale by width, round to the divisor, never below 90%;
+// InputError for a width that is not finite and positive or gives more than kMaxScaledFilters.
 int64_t RoundFilters(int64_t filters, double width, int divisor = 8);
-// round_repeats: ceil(depth * repeats).
+// round_repeats: ceil(depth * repeats); InputError for a depth that is not finite and positive or
+// gives more than kMaxStageRepeats.
 int RoundRepeats(int repeats, double depth);
 
 // Appends one MBConv / Fused-MBConv block (with its space-to-depth conv, SE and skip as the args

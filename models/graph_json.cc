@@ -58,6 +58,20 @@ void WriteAttr(json& j, std::string_view key, const Op& op) {
   }
 }
 
+// A bad value as an error message quotes it: scalars in full (strings cut to 40 characters),
+// arrays and objects by size only, so a huge or deeply nested value never makes a huge message.
+std::string Quote(const json& v) {
+  if (v.is_array()) return "an array of " + std::to_string(v.size()) + " values";
+  if (v.is_object()) return "an object of " + std::to_string(v.size()) + " keys";
+  if (v.is_string()) {
+    const std::string& t = v.get_ref<const std::string&>();
+    return t.size() <= 40
+               ? v.dump()
+               : json(t.substr(0, 40)).dump() + "... (" + std::to_string(t.size()) + " characters)";
+  }
+  return v.dump();
+}
+
 // Reader with the JSON path of the value at hand, for error messages.
 class Reader {
  public:
@@ -74,7 +88,7 @@ class Reader {
   }
 
   int64_t Int(const json& v, const std::string& path, int64_t lo, int64_t hi) const {
-    if (!v.is_number_integer()) Fail(path, "expected an integer, got " + v.dump());
+    if (!v.is_number_integer()) Fail(path, "expected an integer, got " + Quote(v));
     const int64_t x = v.get<int64_t>();
     if (x < lo || x > hi) {
       Fail(path, "value " + std::to_string(x) + " out of range [" + std::to_string(lo) + ", " +
@@ -84,14 +98,14 @@ class Reader {
   }
 
   std::string String(const json& v, const std::string& path) const {
-    if (!v.is_string()) Fail(path, "expected a string, got " + v.dump());
+    if (!v.is_string()) Fail(path, "expected a string, got " + Quote(v));
     return v.get<std::string>();
   }
 
   std::vector<int64_t> Ints(const json& v, const std::string& path, size_t n, int64_t lo,
                             int64_t hi) const {
     if (!v.is_array() || v.size() != n) {
-      Fail(path, "expected an array of " + std::to_string(n) + " integers, got " + v.dump());
+      Fail(path, "expected an array of " + std::to_string(n) + " integers, got " + Quote(v));
     }
     std::vector<int64_t> out;
     for (size_t i = 0; i < n; ++i)
@@ -137,7 +151,7 @@ class Reader {
     } else if (key == "out_channels") {
       a.out_channels = Int(v, path, 1, kBig);
     } else if (key == "bias") {
-      if (!v.is_boolean()) Fail(path, "expected true or false, got " + v.dump());
+      if (!v.is_boolean()) Fail(path, "expected true or false, got " + Quote(v));
       a.bias = v.get<bool>();
     } else if (key == "activation") {
       a.activation = Parse(path, [&] { return ParseActivation(String(v, path)); });
@@ -153,7 +167,7 @@ class Reader {
     } else if (key == "rate") {
       if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
           v.get<double>() >= 1) {
-        Fail(path, "expected a number in [0, 1), got " + v.dump());
+        Fail(path, "expected a number in [0, 1), got " + Quote(v));
       }
       a.rate = v.get<double>();
     } else if (key == "shape") {
@@ -264,6 +278,10 @@ Graph GraphFromJson(const json& j, const std::string& source) {
   }
   const json& jops = r.Field(j, "ops", "ops");
   if (!jops.is_array() || jops.empty()) r.Fail("ops", "expected a non-empty array of ops");
+  if (jops.size() > kMaxGraphOps) {
+    r.Fail("ops", std::to_string(jops.size()) + " ops, more than the " +
+                      std::to_string(kMaxGraphOps) + " a graph may have");
+  }
   Graph graph(info);
   std::set<std::string> names;
   for (size_t i = 0; i < jops.size(); ++i) {
@@ -320,6 +338,17 @@ Graph GraphFromJson(const json& j, const std::string& source) {
   } catch (const InputError& e) {
     throw InputError(source + ": " + e.what());
   }
+  // The batch is the input op's, never the info block's word for it.
+  for (const Op& op : graph.ops()) {
+    if (op.kind != OpKind::kInput) continue;
+    const int64_t n = op.out.shape.n;
+    if (j.contains("info") && j["info"].contains("batch") && graph.info().batch != n) {
+      r.Fail("info.batch", "says " + std::to_string(graph.info().batch) + " but the input op '" +
+                               op.name + "' has batch " + std::to_string(n));
+    }
+    graph.mutable_info().batch = static_cast<int>(n);
+    break;
+  }
   for (size_t i = 0; i < jops.size(); ++i) {
     if (!jops[i].contains("output_shape")) continue;
     const std::string path = "ops[" + std::to_string(i) + "].output_shape";
@@ -337,14 +366,23 @@ Graph GraphFromJson(const json& j, const std::string& source) {
 Graph GraphFromJsonString(const std::string& text, const std::string& source) {
   json j;
   try {
-    j = json::parse(text);
+    // Bounded nesting (a layer graph needs 4 levels), checked while parsing.
+    j = json::parse(text, [&source](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxGraphJsonDepth) {
+        throw InputError(source + ": nested deeper than " + std::to_string(kMaxGraphJsonDepth) +
+                         " levels (a layer graph needs 4)");
+      }
+      return true;
+    });
   } catch (const json::parse_error& e) {
     throw InputError(source + ": malformed JSON: " + e.what());
   }
   return GraphFromJson(j, source);
 }
 
-Graph ReadGraphFile(const std::string& path) { return GraphFromJsonString(ReadFile(path), path); }
+Graph ReadGraphFile(const std::string& path) {
+  return GraphFromJsonString(ReadFile(path, kMaxGraphFileBytes), path);
+}
 
 void WriteGraphFile(const Graph& graph, const std::string& path) {
   WriteFileAtomic(path, GraphToJsonString(graph));

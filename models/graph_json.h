@@ -10,6 +10,11 @@
 
 namespace dcnas::models {
 
+// Limits of a graph file, refused with an InputError naming the file: size, ops, JSON nesting.
+inline constexpr size_t kMaxGraphFileBytes = size_t{256} << 20;  // 256 MiB
+inline constexpr size_t kMaxGraphOps = 1000000;
+inline constexpr int kMaxGraphJsonDepth = 64;
+
 nlohmann::json GraphToJson(const Graph& graph);
 std::string GraphToJsonString(const Graph& graph);
 

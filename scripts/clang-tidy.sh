@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # clang-tidy (the repository's .clang-tidy, every finding an error) over the core library sources:
-# common, models, sim, calibrate, study and search (with search/surrogate); not the LibTorch
+# common, models, sim, calibrate, study, search (with search/surrogate) and lacs; not the LibTorch
 # units (models/torch) or the tests.
 # Usage: scripts/clang-tidy.sh BUILD_DIR   (a configured build with compile_commands.json; a
 # clang build is best, g++-only flags confuse clang-tidy). JOBS (2) files run in parallel.
@@ -16,7 +16,7 @@ root = os.getcwd()
 seen = set()
 for entry in json.load(open(sys.argv[1])):
     path = os.path.relpath(os.path.join(entry['directory'], entry['file']), root)
-    if re.match(r'(common|models|sim|calibrate|study|search)/', path) and not path.startswith(
+    if re.match(r'(common|models|sim|calibrate|study|search|lacs)/', path) and not path.startswith(
             'models/torch/'):
         seen.add(path)
 print('\n'.join(sorted(seen)))

@@ -67,5 +67,11 @@ if [ -f data/surrogates/dc-accelerator.ubj ] && "$dcnas" --help | grep -q surrog
   sed -n '/ops per stage/,/^$/p' "$out/search-tpu-v3/best.txt"
 fi
 
+if [ -s data/study/trained.jsonl ]; then
+  section "The study: searched and published bases scaled by LACS and by FLOPs (scripts/run-study.sh --quick)"
+  DCNAS="$dcnas" OUT="$out/study" scripts/run-study.sh --quick
+  sed -n '/^## 5\./,/^## Files/p' "$out/study/index.md"
+fi
+
 echo
-echo "main job done: tables and charts (roofline.svg, roofline-flops-latency.svg, compare-*.svg, search-tpu-v3/pareto.svg) in $out/"
+echo "main job done: tables and charts (roofline.svg, roofline-flops-latency.svg, compare-*.svg, search-tpu-v3/pareto.svg, study/index.md) in $out/"

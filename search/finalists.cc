@@ -1,12 +1,7 @@
 #include "search/finalists.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -75,17 +70,6 @@ std::vector<FrontRow> ReadFront(const Space& space, const std::string& path) {
 
 nlohmann::json RecipeJson(const ProxyRecipe& r, uint64_t seed) {
   return {{"recipe", r.Key()}, {"seed", seed}};
-}
-
-// Appends one line with a single write() and fsync()s it.
-void AppendLine(const std::string& path, const std::string& line) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(path + ": cannot open for appending: " + std::strerror(errno));
-  const std::string text = line + "\n";
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                  ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok) throw InputError(path + ": write failed: " + std::strerror(errno));
 }
 
 std::string Opt(const std::optional<double>& v, int digits) {
@@ -239,13 +223,14 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
                        progress(x.name + " failed: " + r.error, true);
                        return;
                      }
-                     AppendLine(journal_path, nlohmann::json{{"name", x.name},
-                                                             {"config", config},
-                                                             {"val_accuracy", r.val_accuracy},
-                                                             {"test_accuracy", r.test_accuracy},
-                                                             {"proxy_params", r.proxy_params},
-                                                             {"train_time_s", r.train_time_s}}
-                                                  .dump());
+                     AppendLineSynced(journal_path,
+                                      nlohmann::json{{"name", x.name},
+                                                     {"config", config},
+                                                     {"val_accuracy", r.val_accuracy},
+                                                     {"test_accuracy", r.test_accuracy},
+                                                     {"proxy_params", r.proxy_params},
+                                                     {"train_time_s", r.train_time_s}}
+                                          .dump());
                      if (appender && !x.encoding.empty()) {
                        Job job{space.FromText(x.encoding), {}, 0, o.seed};
                        AccuracyRow row = DescribeJob(space, job, o.recipe);

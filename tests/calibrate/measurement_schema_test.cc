@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "calibrate/measurement.h"
-#include "calibrate/sha256.h"
+#include "common/sha256.h"
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/table.h"

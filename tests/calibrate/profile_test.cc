@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "calibrate/sha256.h"
+#include "common/sha256.h"
 #include "common/errors.h"
 #include "models/registry.h"
 #include "models/zoo/zoo.h"

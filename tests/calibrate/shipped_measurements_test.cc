@@ -12,7 +12,7 @@
 
 #include "calibrate/csv_reader.h"
 #include "calibrate/measurement.h"
-#include "calibrate/sha256.h"
+#include "common/sha256.h"
 #include "common/data_dir.h"
 #include "common/file_io.h"
 #include "common/text.h"

@@ -56,6 +56,12 @@ check "sim --set" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set matrix_uni
 contains "sim overrides shown" "$tmp/out" "matrix_unit.rows=256"
 check "sim variant file" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3-hbm2x
 check "sim --graph" 0 "$dcnas" sim --graph "$tmp/g.json" --accel host-cpu
+check "sim --graph --batch refused" 2 "$dcnas" sim --graph "$tmp/g.json" --accel host-cpu --batch 64
+contains "--graph --batch: named" "$tmp/err" "--batch cannot change a graph file"
+check "sim --graph --precision refused" 2 "$dcnas" sim --graph "$tmp/g.json" --accel tpu-v3 --precision bf16
+python3 -c "import json,sys; g=json.load(open(sys.argv[1])); g[\"info\"][\"batch\"]=64; json.dump(g,open(sys.argv[2],\"w\"))" "$tmp/g.json" "$tmp/g64.json"
+check "graph info.batch contradicting its input refused" 2 "$dcnas" sim --graph "$tmp/g64.json" --accel host-cpu
+contains "info.batch named" "$tmp/err" "info.batch: says 64 but the input op"
 check "sim unknown accel" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v9
 contains "unknown accel suggests" "$tmp/err" "tpu-v"
 check "sim unknown --set key" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set matrix_unit.rowz=256
@@ -79,6 +85,10 @@ check "compare" 0 "$dcnas" compare --family efficientnet,efficientnet-x-tpu --ac
 contains "compare geomean" "$tmp/out" "geomean"
 check "compare json" 0 "$dcnas" compare --family efficientnet,efficientnet-x-gpu --accel v100 --format json
 json_ok "compare json parses" "$tmp/out"
+check "compare: --family with --pairs refused" 2 "$dcnas" compare --family efficientnet --pairs a:b --accel v100
+contains "--family/--pairs: says why" "$tmp/err" "exclude each other"
+check "abbreviated option refused" 2 "$dcnas" sim --mod efficientnet-b0
+contains "abbreviation named" "$tmp/err" "unrecognised option '--mod'"
 check "compare pairs" 0 "$dcnas" compare --pairs resnet50:efficientnet-x-gpu-b3 --accel v100
 check "compare unknown family" 2 "$dcnas" compare --family efficientnet,efficientnet-z --accel v100
 

@@ -33,4 +33,10 @@ TEST_CASE("reading a missing file names it", "[common]") {
   }
 }
 
+TEST_CASE("reading a directory or an endless device is an input error naming it", "[common]") {
+  CHECK_THROWS_WITH(ReadFile("/tmp"), Catch::Contains("/tmp: is a directory"));
+  CHECK_THROWS_WITH(ReadFile("/dev/zero", size_t{1} << 20),
+                    Catch::Contains("/dev/zero: larger than 1 MiB"));
+}
+
 }  // namespace dcnas

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "common/errors.h"
 #include "models/counts.h"
 
@@ -52,6 +55,15 @@ TEST_CASE("malformed block strings are rejected with the reason", "[block_string
   CHECK(message("r1_k3_s11_e1_i32_o16__se0.25").find("empty token") != std::string::npos);
   CHECK(message("r1_k3_s11_e1_i32_o16_se0.2.5").find("malformed value") != std::string::npos);
   CHECK(message("r1_k3_s11_e1_i32_o16_cc4").find("CondConv") != std::string::npos);
+  // Out-of-range values are refused, not ignored or read as something else.
+  CHECK(message("r1_k3_s11_e1_i32_o16_se5").find("'se5' must be in [0, 1]") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_a5").find("a0 (relu) or a1 (swish)") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1e10_i32_o16").find("expansion 'e' must be in") != std::string::npos);
+  CHECK(message("r1000000_k3_s11_e1_i32_o16").find("repeats 'r' must be in 1..1000") !=
+        std::string::npos);
+  CHECK(message("r1_k99_s11_e1_i32_o16").find("kernel 'k' must be in 1..31") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o999999").find("filters") != std::string::npos);
+  CHECK(ParseBlockString("r1_k3_s11_e1_i32_o16_se0").se_ratio == std::nullopt);
 }
 
 TEST_CASE("round_filters and round_repeats follow the reference rounding", "[block_string]") {
@@ -65,6 +77,13 @@ TEST_CASE("round_filters and round_repeats follow the reference rounding", "[blo
   CHECK(RoundRepeats(2, 1.1) == 3);
   CHECK(RoundRepeats(4, 3.1) == 13);
   CHECK(RoundRepeats(1, 1.0) == 1);
+  // Scaling that cannot be built is an input error, never undefined float-to-int conversion.
+  CHECK_THROWS_AS(RoundRepeats(4, 1e9), InputError);
+  CHECK_THROWS_AS(RoundRepeats(4, std::numeric_limits<double>::infinity()), InputError);
+  CHECK_THROWS_AS(RoundRepeats(4, 0.0), InputError);
+  CHECK_THROWS_AS(RoundFilters(32, std::numeric_limits<double>::infinity()), InputError);
+  CHECK_THROWS_AS(RoundFilters(32, std::nan("")), InputError);
+  CHECK_THROWS_AS(RoundFilters(32, 1e300), InputError);
 }
 
 TEST_CASE("MBConv and Fused-MBConv are built from primitive ops", "[block_string]") {

@@ -78,4 +78,28 @@ TEST_CASE("malformed graphs give the path of the bad field", "[json]") {
   CHECK(ErrorOf(cycle).find("cycle") != std::string::npos);
 }
 
+TEST_CASE("hostile graph files are refused with short messages", "[json]") {
+  // 60,000 levels of nesting: refused while parsing, not by a recursive dump.
+  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  const std::string d = ErrorOf(R"({"format": "dcnas-graph", "version": 1, "x": )" + deep + "}");
+  CHECK(d.find("g.json: nested deeper than 64 levels") != std::string::npos);
+  // A huge bad value is described by its size, not quoted.
+  std::string big = kSmall;
+  std::string array = "[0";
+  for (int i = 0; i < 100000; ++i) array += ",0";
+  array += "]";
+  big.replace(big.find("\"out_channels\": 8"), 17, "\"out_channels\": " + array);
+  const std::string m = ErrorOf(big);
+  CHECK(m.find("ops[1].out_channels: expected an integer, got an array of 100001 values") !=
+        std::string::npos);
+  CHECK(m.size() < 200);
+  // The info block's batch must agree with the input op's.
+  std::string lie = kSmall;
+  lie.replace(lie.find("\"batch\": 2"), 10, "\"batch\": 64");
+  CHECK(ErrorOf(lie).find("info.batch: says 64 but the input op") != std::string::npos);
+  std::string no_batch = kSmall;
+  no_batch.replace(no_batch.find("\"batch\": 2, "), 12, "");
+  CHECK(GraphFromJsonString(no_batch, "g.json").info().batch == 2);  // from the input op
+}
+
 }  // namespace dcnas::models

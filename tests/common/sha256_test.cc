@@ -1,10 +1,10 @@
-#include "calibrate/sha256.h"
+#include "common/sha256.h"
 
 #include <catch2/catch.hpp>
 
 #include <string>
 
-namespace dcnas::calibrate {
+namespace dcnas {
 
 TEST_CASE("SHA-256 matches the FIPS 180-4 test vectors", "[calibrate]") {
   CHECK(Sha256Hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -15,4 +15,4 @@ TEST_CASE("SHA-256 matches the FIPS 180-4 test vectors", "[calibrate]") {
         "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
-}  // namespace dcnas::calibrate
+}  // namespace dcnas

@@ -1,9 +1,9 @@
-#include "calibrate/sha256.h"
+#include "common/sha256.h"
 
 #include <array>
 #include <cstdint>
 
-namespace dcnas::calibrate {
+namespace dcnas {
 namespace {
 
 constexpr std::array<uint32_t, 64> kRoundConstants = {
@@ -83,4 +83,4 @@ std::string Sha256Hex(std::string_view data) {
   return out;
 }
 
-}  // namespace dcnas::calibrate
+}  // namespace dcnas

@@ -1,0 +1,803 @@
+#include "lacs/family.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "common/svg_chart.h"
+#include "common/table.h"
+#include "common/text.h"
+#include "models/counts.h"
+#include "models/graph_json.h"
+#include "models/zoo/zoo.h"
+#include "search/space.h"
+#include "search/strategy.h"
+
+namespace dcnas::lacs {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string Num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string Coef(const Coefficients& c) {
+  return "depth " + FormatFixed(c.depth, 3) + ", width " + FormatFixed(c.width, 3) +
+         ", resolution " + FormatFixed(c.resolution, 3);
+}
+
+json CoefJson(const Coefficients& c) {
+  return {{"depth", c.depth}, {"width", c.width}, {"resolution", c.resolution}};
+}
+
+json TupleJson(const MemberTuple& t) {
+  return {{"width", t.width}, {"depth", t.depth}, {"resolution", t.resolution}};
+}
+
+json MeasuredJson(const Measured& m) {
+  return {{"latency_ms", m.latency_ms},
+          {"params", m.params},
+          {"flops", m.flops},
+          {"activations", m.activations}};
+}
+
+json TrainedJson(const std::optional<ProxyResult>& r) {
+  if (!r) return nullptr;
+  return {{"val_accuracy", r->val_accuracy},
+          {"test_accuracy", r->test_accuracy},
+          {"train_time_s", r->train_time_s},
+          {"proxy_params", r->proxy_params}};
+}
+
+std::string Acc(const std::optional<ProxyResult>& r) {
+  return r ? FormatFixed(r->val_accuracy, 2) : std::string("-");
+}
+
+// A field of a family's setup ("?" when it has none: a family built by hand).
+std::string SetupField(const Family& f, const char* key) {
+  if (!f.setup.is_object() || !f.setup.contains(key)) return "?";
+  const json& v = f.setup.at(key);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+int ProxyResolutionFor(int proxy_base, int resolution, int base_resolution) {
+  search::Scaling s;
+  s.resolution = static_cast<double>(resolution) / static_cast<double>(base_resolution);
+  return search::Space::ProxyResolution(proxy_base, s);
+}
+
+}  // namespace
+
+Mode ParseMode(const std::string& text) {
+  if (text == "lacs") return Mode::kLacs;
+  if (text == "flops") return Mode::kFlops;
+  throw InputError("unknown --mode '" + text + "' (valid: lacs, flops, both)");
+}
+
+std::string ModeName(Mode mode) { return mode == Mode::kLacs ? "lacs" : "flops"; }
+
+BaseNetwork ZooBase(const std::string& model) {
+  const std::optional<models::BlockNetworkSpec> spec = models::zoo::EfficientNetSpec(model);
+  if (!spec) {
+    const auto& names = models::BuiltinModels().Names();
+    std::vector<std::string> block_networks;
+    for (const std::string& n : names) {
+      if (models::zoo::EfficientNetSpec(n)) block_networks.push_back(n);
+    }
+    throw InputError("'" + model +
+                     "' is not a block network of the zoo (scaling needs block strings)" +
+                     DidYouMean(model, block_networks));
+  }
+  return {model, *spec};
+}
+
+BaseNetwork BlocksBase(const std::string& blocks, int resolution) {
+  std::string text = blocks;
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::istringstream in(text);
+  BaseNetwork b;
+  b.name = "blocks";
+  for (std::string s; in >> s;) {
+    try {
+      models::ParseBlockString(s);
+    } catch (const InputError& e) {
+      throw InputError("--blocks: '" + s + "': " + e.what());
+    }
+    b.spec.blocks.push_back(s);
+  }
+  if (b.spec.blocks.empty()) throw InputError("--blocks: no block strings");
+  if (resolution < 32 || resolution > 4096) {
+    throw InputError("--base-resolution " + std::to_string(resolution) + " is outside 32..4096");
+  }
+  b.spec.resolution = resolution;
+  return b;
+}
+
+BaseNetwork RunBase(const std::string& run_dir, const std::string& space_file) {
+  const std::string path = (fs::path(run_dir) / "summary.json").string();
+  if (!fs::exists(path)) {
+    throw InputError(path + ": missing (--run takes the directory of a finished `dcnas search`)");
+  }
+  json j;
+  try {
+    j = json::parse(ReadFile(path));
+  } catch (const json::exception& e) {
+    throw InputError(path + ": not JSON: " + e.what());
+  }
+  const search::Space space = search::Space::Load(space_file);
+  try {
+    const std::string fingerprint = j.at("space").at("fingerprint");
+    if (fingerprint != space.fingerprint()) {
+      throw InputError(path + ": searched in space '" + j.at("space").value("name", "?") +
+                       "' (fingerprint " + fingerprint + "), not " + space_file + " (" +
+                       space.fingerprint() + "): give the run's space with --space");
+    }
+    const std::string encoding = j.at("best").at("encoding");
+    BaseNetwork b;
+    b.name = fs::path(run_dir).filename().string();
+    if (b.name.empty()) b.name = fs::path(run_dir).parent_path().filename().string();
+    b.spec = space.NetworkSpec(space.FromText(encoding));
+    return b;
+  } catch (const json::exception& e) {
+    throw InputError(path + ": not a summary of `dcnas search`: " + e.what());
+  }
+}
+
+NetworkSimulator::NetworkSimulator(sim::SimSetup setup, int batch, std::string precision,
+                                   bool fusion)
+    : setup_(std::move(setup)), batch_(batch), precision_(std::move(precision)), fusion_(fusion) {
+  if (batch_ < 1 || batch_ > 65536) {
+    throw InputError("--batch " + std::to_string(batch_) + " is outside 1..65536");
+  }
+  models::ParseDType(precision_);  // names the precision when it is not one
+}
+
+models::Graph NetworkSimulator::Build(const std::string& name,
+                                      const models::BlockNetworkSpec& spec) const {
+  models::BuildOptions o;
+  o.batch = batch_;
+  o.dtype = models::ParseDType(precision_);
+  return models::BuildBlockNetwork(name, spec, o);
+}
+
+Measured NetworkSimulator::Run(const models::Graph& graph) {
+  const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
+                                      {.fusion = fusion_, .details = false}, &cache_);
+  const models::OpCounts c = models::CountGraph(graph);
+  Measured m;
+  m.latency_ms = r.latency_s * 1e3;
+  m.params = static_cast<double>(c.params);
+  m.flops = static_cast<double>(c.flops) / batch_;
+  m.activations = ActivationsPerImage(graph);
+  return m;
+}
+
+Measured NetworkSimulator::Measure(const std::string& name, const models::BlockNetworkSpec& spec) {
+  return Run(Build(name, spec));
+}
+
+Measured NetworkSimulator::MeasureZoo(const std::string& model) {
+  models::BuildOptions o;
+  o.batch = batch_;
+  o.dtype = models::ParseDType(precision_);
+  return Run(models::BuiltinModels().Build(model, o));
+}
+
+json NetworkSimulator::Config() const {
+  return {{"accelerator", setup_.spec.name},
+          {"kind", setup_.spec.kind},
+          {"stack", setup_.stack.name},
+          {"calibration", setup_.calibration.name},
+          {"precision", precision_},
+          {"batch", batch_},
+          {"fusion", fusion_}};
+}
+
+models::Graph BuildProxyNetwork(const ProxyRequest& request, const search::ProxyRecipe& recipe,
+                                int in_channels, int num_classes) {
+  models::BuildOptions o;
+  o.resolution = request.proxy_resolution;
+  o.in_channels = in_channels;
+  o.num_classes = num_classes;
+  o.proxy_removed_downsamples = recipe.removed_downsamples;
+  o.width_scale = recipe.width;
+  return models::BuildBlockNetwork(request.label, request.spec, o);
+}
+
+std::string ProxyGraphKey(const models::Graph& proxy_graph) {
+  json j = models::GraphToJson(proxy_graph);
+  j["info"].erase("model");
+  // Op names carry the model name only through info; the ops are the network.
+  return Sha256Hex(j.dump()).substr(0, 24);
+}
+
+std::string StoreKey(const std::string& graph_key, const search::ProxyRecipe& recipe, uint64_t seed,
+                     int64_t limit_eval) {
+  std::string key = graph_key + "|" + recipe.Key() + "|seed" + std::to_string(seed);
+  if (limit_eval > 0) key += "|eval" + std::to_string(limit_eval);
+  return key;
+}
+
+TrainedStore::TrainedStore(std::string path) : path_(std::move(path)) {
+  if (!fs::exists(path_)) return;
+  const std::vector<std::string> lines = Split(ReadFile(path_), '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    const std::string where = path_ + ":" + std::to_string(i + 1);
+    json j;
+    try {
+      j = json::parse(lines[i]);
+    } catch (const json::exception&) {
+      if (i + 1 == lines.size()) break;  // a torn last line: that network is trained again
+      throw InputError(where + ": not JSON");
+    }
+    try {
+      ProxyResult r;
+      r.val_accuracy = j.at("val_accuracy");
+      r.test_accuracy = j.at("test_accuracy");
+      r.train_time_s = j.at("train_time_s");
+      r.proxy_params = j.at("proxy_params");
+      if (!std::isfinite(r.val_accuracy) || !std::isfinite(r.test_accuracy) || r.val_accuracy < 0 ||
+          r.val_accuracy > 100 || r.test_accuracy < 0 || r.test_accuracy > 100) {
+        throw InputError(where + ": accuracy outside 0..100");
+      }
+      results_[j.at("key").get<std::string>()] = r;
+    } catch (const json::exception& e) {
+      throw InputError(where + ": not a trained-accuracy line: " + e.what());
+    }
+  }
+}
+
+std::optional<ProxyResult> TrainedStore::Find(const std::string& key) const {
+  const auto it = results_.find(key);
+  if (it == results_.end()) return std::nullopt;
+  return it->second;
+}
+
+void TrainedStore::Add(const std::string& key, const std::string& label, const json& config,
+                       const ProxyResult& r) {
+  if (fs::path(path_).has_parent_path()) fs::create_directories(fs::path(path_).parent_path());
+  AppendLineSynced(path_, json{{"key", key},
+                               {"label", label},
+                               {"config", config},
+                               {"val_accuracy", r.val_accuracy},
+                               {"test_accuracy", r.test_accuracy},
+                               {"train_time_s", r.train_time_s},
+                               {"proxy_params", r.proxy_params}}
+                              .dump());
+  results_[key] = r;
+}
+
+StoredAccuracy::StoredAccuracy(std::shared_ptr<TrainedStore> store, search::ProxyRecipe recipe,
+                               uint64_t seed, int64_t limit_eval, int in_channels, int num_classes)
+    : store_(std::move(store)),
+      recipe_(std::move(recipe)),
+      seed_(seed),
+      limit_eval_(limit_eval),
+      in_channels_(in_channels),
+      num_classes_(num_classes) {}
+
+std::vector<std::optional<ProxyResult>> StoredAccuracy::Evaluate(
+    const std::vector<ProxyRequest>& requests) {
+  std::vector<std::optional<ProxyResult>> out;
+  out.reserve(requests.size());
+  for (const ProxyRequest& r : requests) {
+    const models::Graph g = BuildProxyNetwork(r, recipe_, in_channels_, num_classes_);
+    out.push_back(store_->Find(StoreKey(ProxyGraphKey(g), recipe_, seed_, limit_eval_)));
+  }
+  return out;
+}
+
+json StoredAccuracy::Config() const {
+  return {{"kind", "stored"},
+          {"file", store_->path()},
+          {"recipe", recipe_.Key()},
+          {"seed", seed_},
+          {"limit_eval", limit_eval_}};
+}
+
+void ValidateScaleOptions(const ScaleOptions& o) {
+  ValidateBudget(o.budget);
+  if (o.grid.depth.empty() || o.grid.width.empty() || o.grid.resolution.empty()) {
+    throw InputError("--grid: every axis needs at least one value");
+  }
+  for (const auto* axis : {&o.grid.depth, &o.grid.width, &o.grid.resolution}) {
+    for (double v : *axis) {
+      if (!std::isfinite(v) || v <= 0.0) {
+        throw InputError("--grid: coefficient " + Num(v) + " must be a finite number above 0");
+      }
+    }
+  }
+  if (o.members < 0 || o.members > 12) {
+    throw InputError("--members " + std::to_string(o.members) + " is outside 0..12");
+  }
+  if (o.train_members < 0 || o.train_members > o.members) {
+    throw InputError("--train-members " + std::to_string(o.train_members) + " is outside 0.." +
+                     std::to_string(o.members) + " (--members)");
+  }
+  if (o.resolution_multiple != 8 && o.resolution_multiple != 16 && o.resolution_multiple != 4 &&
+      o.resolution_multiple != 1) {
+    throw InputError("--resolution-multiple " + std::to_string(o.resolution_multiple) +
+                     " must be 1, 4, 8 or 16");
+  }
+  if (!std::isfinite(o.w) || o.w > 0.0 || o.w < -2.0) {
+    throw InputError("--w " + Num(o.w) + " must be in [-2, 0]");
+  }
+  if (o.proxy_resolution < 8) {
+    throw InputError("the proxy resolution " + std::to_string(o.proxy_resolution) + " is below 8");
+  }
+}
+
+Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
+                   const ScaleOptions& options, NetworkSimulator& simulator,
+                   ProxyAccuracy& accuracy, const ScaleProgress& progress) {
+  ValidateScaleOptions(options);
+  Family f;
+  f.name = family_name;
+  f.base = base;
+  f.options = options;
+  f.setup = simulator.Config();
+  f.accuracy = accuracy.Config();
+  const int base_res = base.spec.resolution;
+  const Measured base_m = simulator.Measure(family_name + "-base", base.spec);
+  f.base_latency_ms = base_m.latency_ms;
+  const double target = options.budget.Target();
+
+  // Score the grid.
+  for (double d : options.grid.depth) {
+    for (double w : options.grid.width) {
+      for (double r : options.grid.resolution) {
+        GridPoint p;
+        p.c = {d, w, r};
+        p.tuple = MemberAt(p.c, 1, base_res, options.resolution_multiple);
+        const models::BlockNetworkSpec spec = ScaleSpec(base.spec, p.tuple);
+        p.measured = simulator.Measure(family_name + "-grid", spec);
+        p.flops_ratio = p.measured.flops / base_m.flops;
+        p.cost_ratio = options.mode == Mode::kLacs ? p.measured.latency_ms / base_m.latency_ms
+                                                   : FlopsCost(p.c);
+        p.candidate = options.budget.Meets(p.cost_ratio);
+        f.grid.push_back(p);
+      }
+    }
+  }
+  progress(std::to_string(f.grid.size()) + " grid points scored (" + ModeName(options.mode) +
+           " cost, budget " + Num(target) + " +- " + Num(options.budget.tolerance * 100) + "%)");
+
+  // The budget surface: per (depth, width), the candidate nearest the target.
+  std::map<std::pair<double, double>, size_t> surface;
+  for (size_t i = 0; i < f.grid.size(); ++i) {
+    const GridPoint& p = f.grid[i];
+    if (!p.candidate) continue;
+    const auto key = std::make_pair(p.c.depth, p.c.width);
+    const auto it = surface.find(key);
+    if (it == surface.end() || std::abs(p.cost_ratio / target - 1.0) <
+                                   std::abs(f.grid[it->second].cost_ratio / target - 1.0)) {
+      surface[key] = i;
+    }
+  }
+  if (surface.empty()) {
+    size_t nearest = 0;
+    for (size_t i = 1; i < f.grid.size(); ++i) {
+      if (std::abs(std::log(f.grid[i].cost_ratio / target)) <
+          std::abs(std::log(f.grid[nearest].cost_ratio / target))) {
+        nearest = i;
+      }
+    }
+    const GridPoint& n = f.grid[nearest];
+    throw InputError(
+        "--grid " + FormatGrid(options.grid) + ": no point meets the " + ModeName(options.mode) +
+        " budget " + Num(target) + "x +- " + Num(options.budget.tolerance * 100) + "% (phi " +
+        std::to_string(options.budget.phi) + "); the nearest, " + Coef(n.c) + ", costs " +
+        FormatFixed(n.cost_ratio, 3) + "x: widen the grid or the --tolerance");
+  }
+  std::vector<size_t> trained_idx;
+  std::vector<ProxyRequest> requests;
+  for (const auto& [key, i] : surface) {
+    GridPoint& p = f.grid[i];
+    p.surface = true;
+    trained_idx.push_back(i);
+    requests.push_back(
+        {family_name + "-d" + Num(p.c.depth) + "-w" + Num(p.c.width) + "-r" + Num(p.c.resolution),
+         ScaleSpec(base.spec, p.tuple),
+         ProxyResolutionFor(options.proxy_resolution, p.tuple.resolution, base_res)});
+  }
+  progress(std::to_string(requests.size()) + " candidates on the budget surface to train");
+  const std::vector<std::optional<ProxyResult>> results = accuracy.Evaluate(requests);
+  size_t missing = 0;
+  for (size_t k = 0; k < trained_idx.size(); ++k) {
+    GridPoint& p = f.grid[trained_idx[k]];
+    p.trained = results[k];
+    if (!p.trained) {
+      ++missing;
+      continue;
+    }
+    p.objective = options.mode == Mode::kLacs
+                      ? search::MnasReward(p.trained->val_accuracy, p.measured.latency_ms,
+                                           target * base_m.latency_ms, options.w)
+                      : p.trained->val_accuracy;
+  }
+  if (missing > 0) {
+    throw InputError(std::to_string(missing) + " of " + std::to_string(trained_idx.size()) +
+                     " candidates have no trained accuracy (" + accuracy.Config().dump() +
+                     "): train them (a LibTorch build) or give the file that holds them");
+  }
+  f.best = trained_idx.front();
+  for (size_t i : trained_idx) {
+    const GridPoint& p = f.grid[i];
+    const GridPoint& b = f.grid[f.best];
+    if (p.objective > b.objective ||
+        (p.objective == b.objective && p.measured.latency_ms < b.measured.latency_ms)) {
+      f.best = i;
+    }
+  }
+  f.searched = f.grid[f.best].c;
+  f.per_step = PerStep(f.searched, options.budget.phi);
+  progress("best: " + Coef(f.searched) + " (per step " + Coef(f.per_step) + ")");
+
+  // The members.
+  std::vector<ProxyRequest> member_requests;
+  std::vector<size_t> member_idx;
+  for (int phi = 0; phi <= options.members; ++phi) {
+    Member m;
+    m.phi = phi;
+    m.name = family_name + "-b" + std::to_string(phi);
+    m.tuple = MemberAt(f.per_step, phi, base_res, options.resolution_multiple);
+    m.spec = ScaleSpec(base.spec, m.tuple);
+    m.measured = simulator.Measure(m.name, m.spec);
+    if (phi <= options.train_members) {
+      member_requests.push_back(
+          {m.name, m.spec,
+           ProxyResolutionFor(options.proxy_resolution, m.tuple.resolution, base_res)});
+      member_idx.push_back(f.members.size());
+    }
+    f.members.push_back(std::move(m));
+  }
+  if (!member_requests.empty()) {
+    progress(std::to_string(member_requests.size()) +
+             " members to train (phi <= " + std::to_string(options.train_members) + ")");
+    const std::vector<std::optional<ProxyResult>> r = accuracy.Evaluate(member_requests);
+    for (size_t k = 0; k < member_idx.size(); ++k) f.members[member_idx[k]].trained = r[k];
+  }
+  return f;
+}
+
+std::vector<ReferenceFamily> ScoreReferences(const std::string& accelerator_kind, int members,
+                                             int train_members, int proxy_resolution,
+                                             NetworkSimulator& simulator, ProxyAccuracy& accuracy) {
+  const std::string x = accelerator_kind == "tpu" ? "x-tpu" : "x-gpu";
+  std::vector<ReferenceFamily> out = {{"EfficientNet", {}}, {"EfficientNet-X (" + x + ")", {}}};
+  for (int phi = 0; phi <= std::min(members, 7); ++phi) {
+    const std::string b = "-b" + std::to_string(phi);
+    out[0].points.push_back({"efficientnet" + b, phi, {}, {}});
+    out[1].points.push_back(
+        {phi == 0 ? "efficientnet-x-b0" : "efficientnet-" + x + b, phi, {}, {}});
+  }
+  std::vector<ProxyRequest> requests;
+  std::vector<ReferencePoint*> requested;
+  for (ReferenceFamily& fam : out) {
+    for (ReferencePoint& p : fam.points) {
+      p.measured = simulator.MeasureZoo(p.model);
+      if (p.phi > train_members) continue;
+      const models::BlockNetworkSpec spec = *models::zoo::EfficientNetSpec(p.model);
+      requests.push_back(
+          {p.model, spec, ProxyResolutionFor(proxy_resolution, spec.resolution, 224)});
+      requested.push_back(&p);
+    }
+  }
+  const std::vector<std::optional<ProxyResult>> r = accuracy.Evaluate(requests);
+  for (size_t k = 0; k < requested.size(); ++k) requested[k]->trained = r[k];
+  return out;
+}
+
+std::string FamilyTable(const Family& f) {
+  Table t({"member", "depth", "width", "resolution", "params", "GFLOPs", "activations",
+           "latency ms", "x base", "trained val %", "trained test %"});
+  t.SetRightAligned({false, true, true, true, true, true, true, true, true, true, true});
+  const Measured& b = f.members.front().measured;
+  for (const Member& m : f.members) {
+    t.AddRow({m.name, FormatFixed(m.tuple.depth, 3), FormatFixed(m.tuple.width, 3),
+              std::to_string(m.tuple.resolution), FormatSi(m.measured.params, 3),
+              FormatFixed(m.measured.flops / 1e9, 3), FormatSi(m.measured.activations, 3),
+              FormatFixed(m.measured.latency_ms, 3),
+              FormatFixed(m.measured.latency_ms / b.latency_ms, 2), Acc(m.trained),
+              m.trained ? FormatFixed(m.trained->test_accuracy, 2) : std::string("-")});
+  }
+  std::ostringstream s;
+  s << f.name << ": " << ModeName(f.options.mode) << " scaling of " << f.base.name << " on "
+    << SetupField(f, "accelerator") << " (" << SetupField(f, "stack") << ", "
+    << SetupField(f, "precision") << ", batch " << SetupField(f, "batch") << ")\n"
+    << "coefficients found at phi = " << f.options.budget.phi << ": " << Coef(f.searched)
+    << "\nper-step coefficients: alpha (depth) " << FormatFixed(f.per_step.depth, 3)
+    << ", beta (width) " << FormatFixed(f.per_step.width, 3) << ", gamma (resolution) "
+    << FormatFixed(f.per_step.resolution, 3) << "\n"
+    << t.ToText();
+  return s.str();
+}
+
+void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references,
+                 NetworkSimulator& simulator, const std::string& dir) {
+  const fs::path root(dir);
+  fs::create_directories(root / "members");
+
+  // Members: graph and block strings.
+  for (const Member& m : f.members) {
+    models::WriteGraphFile(simulator.Build(m.name, m.spec),
+                           (root / "members" / (m.name + ".json")).string());
+    std::ostringstream txt;
+    txt << m.name << ": phi " << m.phi << ", width " << Num(m.tuple.width) << ", depth "
+        << Num(m.tuple.depth) << ", resolution " << m.tuple.resolution
+        << " (network multipliers: width " << Num(m.spec.width) << ", depth " << Num(m.spec.depth)
+        << ")\nper-step coefficients: " << Coef(f.per_step) << "\nblocks:\n";
+    for (const std::string& b : m.spec.blocks) txt << "  " << b << "\n";
+    WriteFileAtomic((root / "members" / (m.name + ".txt")).string(), txt.str());
+  }
+
+  // The grid.
+  std::ostringstream grid;
+  grid << "depth,width,resolution_coef,member_width,member_depth,member_resolution,cost_ratio,"
+          "flops_ratio,latency_ms,params,flops,activations,candidate,surface,val_accuracy,"
+          "test_accuracy,objective,best\n";
+  for (size_t i = 0; i < f.grid.size(); ++i) {
+    const GridPoint& p = f.grid[i];
+    grid << Num(p.c.depth) << "," << Num(p.c.width) << "," << Num(p.c.resolution) << ","
+         << Num(p.tuple.width) << "," << Num(p.tuple.depth) << "," << p.tuple.resolution << ","
+         << json(p.cost_ratio).dump() << "," << json(p.flops_ratio).dump() << ","
+         << json(p.measured.latency_ms).dump() << "," << Num(p.measured.params) << ","
+         << Num(p.measured.flops) << "," << Num(p.measured.activations) << ","
+         << (p.candidate ? 1 : 0) << "," << (p.surface ? 1 : 0) << ","
+         << (p.trained ? json(p.trained->val_accuracy).dump() : "") << ","
+         << (p.trained ? json(p.trained->test_accuracy).dump() : "") << ","
+         << (p.trained ? json(p.objective).dump() : "") << "," << (i == f.best ? 1 : 0) << "\n";
+  }
+  WriteFileAtomic((root / "grid.csv").string(), grid.str());
+
+  // The member table.
+  std::ostringstream csv;
+  csv << "member,phi,depth,width,resolution,params,flops,activations,latency_ms,val_accuracy,"
+         "test_accuracy\n";
+  json members = json::array();
+  for (const Member& m : f.members) {
+    csv << m.name << "," << m.phi << "," << Num(m.tuple.depth) << "," << Num(m.tuple.width) << ","
+        << m.tuple.resolution << "," << Num(m.measured.params) << "," << Num(m.measured.flops)
+        << "," << Num(m.measured.activations) << "," << json(m.measured.latency_ms).dump() << ","
+        << (m.trained ? json(m.trained->val_accuracy).dump() : "") << ","
+        << (m.trained ? json(m.trained->test_accuracy).dump() : "") << "\n";
+    members.push_back({{"name", m.name},
+                       {"phi", m.phi},
+                       {"tuple", TupleJson(m.tuple)},
+                       {"blocks", m.spec.blocks},
+                       {"measured", MeasuredJson(m.measured)},
+                       {"trained", TrainedJson(m.trained)}});
+  }
+  WriteFileAtomic((root / "family.csv").string(), csv.str());
+  WriteFileAtomic((root / "family.txt").string(), FamilyTable(f));
+
+  json refs = json::array();
+  for (const ReferenceFamily& r : references) {
+    json pts = json::array();
+    for (const ReferencePoint& p : r.points) {
+      pts.push_back({{"model", p.model},
+                     {"phi", p.phi},
+                     {"measured", MeasuredJson(p.measured)},
+                     {"trained", TrainedJson(p.trained)}});
+    }
+    refs.push_back({{"name", r.name}, {"points", pts}});
+  }
+  const GridPoint& best = f.grid[f.best];
+  const json doc = {{"format", "dcnas-family"},
+                    {"version", 1},
+                    {"name", f.name},
+                    {"mode", ModeName(f.options.mode)},
+                    {"base",
+                     {{"name", f.base.name},
+                      {"blocks", f.base.spec.blocks},
+                      {"resolution", f.base.spec.resolution},
+                      {"width", f.base.spec.width},
+                      {"depth", f.base.spec.depth}}},
+                    {"setup", f.setup},
+                    {"accuracy", f.accuracy},
+                    {"budget",
+                     {{"phi", f.options.budget.phi},
+                      {"target", f.options.budget.Target()},
+                      {"tolerance", f.options.budget.tolerance},
+                      {"w", f.options.w}}},
+                    {"grid", FormatGrid(f.options.grid)},
+                    {"resolution_multiple", f.options.resolution_multiple},
+                    {"base_latency_ms", f.base_latency_ms},
+                    {"searched", CoefJson(f.searched)},
+                    {"per_step", CoefJson(f.per_step)},
+                    {"best",
+                     {{"cost_ratio", best.cost_ratio},
+                      {"objective", best.objective},
+                      {"trained", TrainedJson(best.trained)}}},
+                    {"members", members},
+                    {"references", refs}};
+  WriteFileAtomic((root / "family.json").string(), doc.dump(1) + "\n");
+
+  // Charts: latency against trained accuracy; latency against FLOPs for every member.
+  Chart acc;
+  acc.title =
+      f.name + " on " + SetupField(f, "accelerator") + ": latency vs trained proxy accuracy";
+  acc.x = {"simulated latency (ms per batch of " + SetupField(f, "batch") + ")", true, std::nullopt,
+           std::nullopt};
+  acc.y = {"trained proxy accuracy (validation, %)", false, std::nullopt, std::nullopt};
+  Chart lat;
+  lat.title = f.name + " on " + SetupField(f, "accelerator") + ": FLOPs vs latency per member";
+  lat.x = {"FLOPs per image (GFLOPs)", true, std::nullopt, std::nullopt};
+  lat.y = acc.x;
+  auto add =
+      [&](const std::string& label,
+          const std::vector<std::tuple<std::string, Measured, std::optional<ProxyResult>>>& pts) {
+        ChartSeries a{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
+        ChartSeries l{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
+        for (const auto& [name, m, t] : pts) {
+          l.x.push_back(m.flops / 1e9);
+          l.y.push_back(m.latency_ms);
+          l.point_labels.push_back(name);
+          if (!t) continue;
+          a.x.push_back(m.latency_ms);
+          a.y.push_back(t->val_accuracy);
+          a.point_labels.push_back(name);
+        }
+        if (!a.x.empty()) acc.series.push_back(a);
+        lat.series.push_back(l);
+      };
+  {
+    std::vector<std::tuple<std::string, Measured, std::optional<ProxyResult>>> pts;
+    for (const Member& m : f.members)
+      pts.emplace_back("b" + std::to_string(m.phi), m.measured, m.trained);
+    add(f.name + " (" + ModeName(f.options.mode) + ")", pts);
+  }
+  for (const ReferenceFamily& r : references) {
+    std::vector<std::tuple<std::string, Measured, std::optional<ProxyResult>>> pts;
+    for (const ReferencePoint& p : r.points)
+      pts.emplace_back("b" + std::to_string(p.phi), p.measured, p.trained);
+    add(r.name, pts);
+  }
+  if (!acc.series.empty()) WriteFileAtomic((root / "family.svg").string(), RenderSvg(acc));
+  WriteFileAtomic((root / "family-latency.svg").string(), RenderSvg(lat));
+}
+
+FamilyComparison CompareFamilies(const Family& lacs, const Family& flops) {
+  FamilyComparison c;
+  const size_t n = std::min(lacs.members.size(), flops.members.size());
+  double log_sum = 0.0;
+  int count = 0;
+  for (size_t i = 1; i < n; ++i) {
+    const double r = flops.members[i].measured.latency_ms / lacs.members[i].measured.latency_ms;
+    c.latency_ratio.push_back(r);
+    log_sum += std::log(r);
+    ++count;
+  }
+  if (count > 0) c.geomean_speedup = std::exp(log_sum / count);
+
+  // Equal accuracy: interpolate the flops family's log latency at the lacs member's accuracy.
+  std::vector<std::pair<double, double>> curve;  // (accuracy, latency) of trained flops members
+  for (const Member& m : flops.members) {
+    if (m.trained) curve.emplace_back(m.trained->val_accuracy, m.measured.latency_ms);
+  }
+  double eq_log = 0.0;
+  int eq_count = 0;
+  for (size_t i = 1; i < lacs.members.size(); ++i) {
+    const Member& m = lacs.members[i];
+    std::optional<double> s;
+    if (m.trained) {
+      const double a = m.trained->val_accuracy;
+      for (size_t k = 0; k + 1 < curve.size(); ++k) {
+        const auto [a0, l0] = curve[k];
+        const auto [a1, l1] = curve[k + 1];
+        if (a1 <= a0 || a < a0 || a > a1) continue;  // not rising, or not bracketing
+        const double t = (a - a0) / (a1 - a0);
+        const double l = std::exp(std::log(l0) + t * (std::log(l1) - std::log(l0)));
+        s = l / m.measured.latency_ms;
+        break;
+      }
+    }
+    if (s) {
+      eq_log += std::log(*s);
+      ++eq_count;
+    }
+    c.equal_accuracy_speedup.push_back(s);
+  }
+  if (eq_count > 0) c.geomean_equal_accuracy = std::exp(eq_log / eq_count);
+
+  std::ostringstream o;
+  o << "LACS against accuracy-only (FLOPs) compound scaling of " << lacs.base.name << " on "
+    << SetupField(lacs, "accelerator") << "\n"
+    << "coefficients (per step):   alpha depth  beta width  gamma resolution\n"
+    << "  lacs                     " << FormatFixed(lacs.per_step.depth, 3) << "        "
+    << FormatFixed(lacs.per_step.width, 3) << "       " << FormatFixed(lacs.per_step.resolution, 3)
+    << "\n  flops                    " << FormatFixed(flops.per_step.depth, 3) << "        "
+    << FormatFixed(flops.per_step.width, 3) << "       "
+    << FormatFixed(flops.per_step.resolution, 3) << "\n";
+  Table t({"phi", "lacs (d, w, r)", "flops (d, w, r)", "lacs ms", "flops ms", "flops / lacs",
+           "lacs act. x", "flops act. x", "lacs val %", "flops val %", "equal-acc speedup"});
+  t.SetRightAligned({true, false, false, true, true, true, true, true, true, true, true});
+  auto tuple = [](const MemberTuple& m) {
+    return FormatFixed(m.depth, 2) + ", " + FormatFixed(m.width, 2) + ", " +
+           std::to_string(m.resolution);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const Member& a = lacs.members[i];
+    const Member& b = flops.members[i];
+    t.AddRow({std::to_string(a.phi), tuple(a.tuple), tuple(b.tuple),
+              FormatFixed(a.measured.latency_ms, 3), FormatFixed(b.measured.latency_ms, 3),
+              FormatFixed(b.measured.latency_ms / a.measured.latency_ms, 3),
+              FormatFixed(a.measured.activations / lacs.members[0].measured.activations, 2),
+              FormatFixed(b.measured.activations / flops.members[0].measured.activations, 2),
+              Acc(a.trained), Acc(b.trained),
+              i >= 1 && c.equal_accuracy_speedup[i - 1]
+                  ? FormatFixed(*c.equal_accuracy_speedup[i - 1], 3)
+                  : std::string("-")});
+  }
+  o << t.ToText() << "geomean latency speedup of lacs over flops, members 1.." << (n - 1) << ": "
+    << FormatFixed(c.geomean_speedup, 3) << "x (paper: 1.14x TPUv3, 1.25x GPU)\n"
+    << "geomean speedup at equal trained accuracy: "
+    << (c.geomean_equal_accuracy
+            ? FormatFixed(*c.geomean_equal_accuracy, 3) + "x over " + std::to_string(eq_count) +
+                  " member(s)"
+            : std::string("- (the flops family's trained accuracies do not bracket the lacs "
+                          "members')"))
+    << "\n";
+  c.text = o.str();
+  return c;
+}
+
+ScaleRun RunScale(const BaseNetwork& base, const std::string& name, const std::vector<Mode>& modes,
+                  const ScaleOptions& options, bool references, NetworkSimulator& simulator,
+                  ProxyAccuracy& accuracy, const std::string& out, const ScaleProgress& progress) {
+  if (modes.empty()) throw InputError("--mode: no mode");
+  if (out.empty()) throw InputError("--out is required (the family directory)");
+  ValidateScaleOptions(options);
+  ScaleRun run;
+  std::vector<ReferenceFamily> refs;
+  if (references) {
+    progress("reference families (EfficientNet, EfficientNet-X) on the same setup");
+    refs = ScoreReferences(simulator.setup().spec.kind, options.members, options.train_members,
+                           options.proxy_resolution, simulator, accuracy);
+  }
+  for (Mode m : modes) {
+    ScaleOptions o = options;
+    o.mode = m;
+    progress(ModeName(m) + " scaling of " + base.name);
+    run.families.push_back(
+        ScaleFamily(base, name + "-" + ModeName(m), o, simulator, accuracy, progress));
+    const std::string dir = modes.size() == 1 ? out : (fs::path(out) / ModeName(m)).string();
+    WriteFamily(run.families.back(), refs, simulator, dir);
+    run.text += FamilyTable(run.families.back()) + "-> " + dir + "/\n\n";
+  }
+  if (modes.size() == 2 && modes[0] != modes[1]) {
+    const Family& lacs = run.families[modes[0] == Mode::kLacs ? 0 : 1];
+    const Family& flops = run.families[modes[0] == Mode::kLacs ? 1 : 0];
+    run.comparison = CompareFamilies(lacs, flops);
+    const FamilyComparison& c = *run.comparison;
+    json eq = json::array();
+    for (const auto& s : c.equal_accuracy_speedup) eq.push_back(s ? json(*s) : json(nullptr));
+    const json doc = {{"format", "dcnas-family-comparison"},
+                      {"version", 1},
+                      {"base", base.name},
+                      {"setup", lacs.setup},
+                      {"lacs_per_step", CoefJson(lacs.per_step)},
+                      {"flops_per_step", CoefJson(flops.per_step)},
+                      {"latency_ratio", c.latency_ratio},
+                      {"geomean_speedup", c.geomean_speedup},
+                      {"equal_accuracy_speedup", eq},
+                      {"geomean_equal_accuracy",
+                       c.geomean_equal_accuracy ? json(*c.geomean_equal_accuracy) : json(nullptr)}};
+    WriteFileAtomic((fs::path(out) / "comparison.json").string(), doc.dump(1) + "\n");
+    WriteFileAtomic((fs::path(out) / "comparison.txt").string(), c.text);
+    run.text += c.text;
+  }
+  return run;
+}
+
+}  // namespace dcnas::lacs

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# dcnas scale: bad input exits 2 naming the option, file or grid; with LibTorch, a small real
+# scaling (both modes) writes its family directory, and a rerun from its trained-accuracy file
+# (--no-train) reproduces it; the shipped study's accuracies serve the shipped study's settings
+# in any build.
+set -u
+dcnas="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/../cli/smoke_lib.sh"
+root="$DCNAS_SOURCE_ROOT"
+
+check "scale --help" 0 "$dcnas" scale --help
+contains "help explains the budget rule" "$tmp/out" "2^phi +- tolerance"
+x="efficientnet-x-b0"
+check "no base" 2 "$dcnas" scale --out "$tmp/f"
+contains "no base: says which" "$tmp/err" "exactly one base"
+check "two bases" 2 "$dcnas" scale "$x" --blocks r1_k3_s11_e1_i32_o16 --out "$tmp/f"
+check "not a block network" 2 "$dcnas" scale resnet-50 --out "$tmp/f"
+contains "not a block network: named" "$tmp/err" "'resnet-50' is not a block network"
+check "unknown model suggests" 2 "$dcnas" scale efficientnet-x-b9 --out "$tmp/f"
+contains "did you mean" "$tmp/err" "did you mean"
+check "--graph refused" 2 "$dcnas" scale --graph "$tmp/g.json" --out "$tmp/f"
+contains "--graph: says why" "$tmp/err" "cannot be compound-scaled"
+check "bad block string" 2 "$dcnas" scale --blocks "r1_k3_s11_e1_i32_o16,q9" --out "$tmp/f"
+contains "bad block string named" "$tmp/err" "'q9'"
+check "non-positive coefficient" 2 "$dcnas" scale "$x" --grid "d=-1:2:0.1" --out "$tmp/f"
+contains "non-positive coefficient named" "$tmp/err" "d=-1:2:0.1.*above 0"
+check "unknown grid axis" 2 "$dcnas" scale "$x" --grid "depth=1:2:0.5,k=3" --out "$tmp/f"
+contains "unknown axis named" "$tmp/err" "unknown axis 'k'"
+check "grid cannot meet the budget" 2 "$dcnas" scale "$x" --grid "d=1:1.1:0.1,w=1,r=1" --out "$tmp/f"
+contains "budget failure names the grid and the nearest point" "$tmp/err" \
+  "grid d=1/1.1,w=1,r=1: no point meets the lacs budget 2x.*nearest"
+check "flops budget failure" 2 "$dcnas" scale "$x" --mode flops --grid "d=3,w=2,r=2" --out "$tmp/f"
+contains "flops budget failure named" "$tmp/err" "no point meets the flops budget"
+check "unknown mode" 2 "$dcnas" scale "$x" --mode fast --out "$tmp/f"
+contains "unknown mode lists the valid ones" "$tmp/err" "lacs, flops, both"
+check "tolerance 0" 2 "$dcnas" scale "$x" --tolerance 0 --out "$tmp/f"
+check "tolerance nan" 2 "$dcnas" scale "$x" --tolerance nan --out "$tmp/f"
+check "phi 0" 2 "$dcnas" scale "$x" --phi 0 --out "$tmp/f"
+check "train-members above members" 2 "$dcnas" scale "$x" --members 2 --train-members 3 --out "$tmp/f"
+check "bad resolution multiple" 2 "$dcnas" scale "$x" --resolution-multiple 7 --out "$tmp/f"
+check "unknown accelerator" 2 "$dcnas" scale "$x" --accel tpu-v9 --out "$tmp/f"
+check "missing run dir" 2 "$dcnas" scale --run "$tmp/none" --out "$tmp/f"
+contains "missing run named" "$tmp/err" "summary.json: missing"
+check "no --out" 2 "$dcnas" scale "$x"
+check "abbreviated option refused" 2 "$dcnas" scale "$x" --mod flops --out "$tmp/f"
+contains "abbreviation: unrecognised" "$tmp/err" "unrecognised option '--mod'"
+printf '{"key":"a","val_accuracy":1,"test_accuracy":1,"train_time_s":1,"proxy_params":1}\nnot json\n{}\n' \
+  > "$tmp/bad.jsonl"
+check "malformed trained file" 2 "$dcnas" scale "$x" --trained "$tmp/bad.jsonl" --out "$tmp/f"
+contains "malformed trained file: file and line" "$tmp/err" "bad.jsonl:2: not JSON"
+check "nothing trained and --no-train" 2 "$dcnas" scale "$x" --no-train --out "$tmp/f"
+contains "missing accuracies counted" "$tmp/err" "have no trained accuracy"
+[ ! -e "$tmp/f/family.json" ] && echo "ok   refused runs write no family" ||
+  { echo "FAIL a refused run wrote a family"; fails=$((fails + 1)); }
+
+# The shipped study's trained accuracies (data/study/) serve its settings without training.
+study_args=(--accel tpu-v3 --stack xla-tpu --precision bf16 --calibration tpu-v3-xla-tpu-bf16
+  --batch 128 --recipe r16_n5000_e6 --grid "d=1.0:2.0:0.25,w=1.0:1.3:0.1,r=1.0:1.4:0.05"
+  --train-members 1 --no-train --trained "$root/data/study/trained.jsonl")
+before=$(sha256sum "$root/data/study/trained.jsonl")
+check "shipped study: x-b0 on tpu-v3, both modes" 0 "$dcnas" scale "$x" --mode both --name x-b0 \
+  "${study_args[@]}" --out "$tmp/study"
+contains "comparison: geomean speedup" "$tmp/study/comparison.txt" "geomean latency speedup"
+json_ok "family.json parses" "$tmp/study/lacs/family.json"
+json_ok "comparison.json parses" "$tmp/study/comparison.json"
+for f in lacs/family.csv lacs/grid.csv lacs/family.svg lacs/family-latency.svg flops/family.txt \
+  lacs/members/x-b0-lacs-b7.json lacs/members/x-b0-lacs-b7.txt; do
+  [ -s "$tmp/study/$f" ] && echo "ok   wrote $f" || { echo "FAIL no $f"; fails=$((fails + 1)); }
+done
+check "member graph loads in dcnas sim" 0 "$dcnas" sim --graph "$tmp/study/lacs/members/x-b0-lacs-b2.json" \
+  --accel tpu-v3
+[ "$before" = "$(sha256sum "$root/data/study/trained.jsonl")" ] && echo "ok   --no-train leaves the file as it was" ||
+  { echo "FAIL --no-train changed the trained file"; fails=$((fails + 1)); }
+
+if "$dcnas" --help | grep -q "^  train "; then
+  # A small real scaling: 8 grid points, a 1-epoch proxy on 1,000 images, 200 evaluation images.
+  small=(--grid "d=1:1.5:0.5,w=1:1.1:0.1,r=1:1.2:0.2" --tolerance 0.3 --recipe r16_n1000_e1
+    --limit-eval 200 --members 2 --train-members 1 --jobs 2)
+  check "small real scaling, both modes" 0 "$dcnas" scale "$x" --mode both "${small[@]}" --out "$tmp/real"
+  contains "trained on the proxy" "$tmp/err" "to train (r16"
+  json_ok "real family.json parses" "$tmp/real/flops/family.json"
+  lines=$(wc -l < "$tmp/real/trained.jsonl")
+  check "rerun from the trained file, nothing trained" 0 "$dcnas" scale "$x" --mode both "${small[@]}" \
+    --no-train --trained "$tmp/real/trained.jsonl" --out "$tmp/again"
+  cmp -s "$tmp/real/lacs/family.csv" "$tmp/again/lacs/family.csv" &&
+    cmp -s "$tmp/real/comparison.txt" "$tmp/again/comparison.txt" &&
+    echo "ok   the rerun reproduces the family and the comparison" ||
+    { echo "FAIL the rerun differs"; fails=$((fails + 1)); }
+  [ "$lines" = "$(wc -l < "$tmp/real/trained.jsonl")" ] && echo "ok   the rerun appended nothing" ||
+    { echo "FAIL the rerun appended"; fails=$((fails + 1)); }
+  # Resume: a run that reuses the file trains only what it lacks (a wider grid).
+  check "wider grid trains only the new networks" 0 "$dcnas" scale "$x" --mode lacs \
+    --grid "d=1:2:0.5,w=1:1.1:0.1,r=1:1.2:0.2" --tolerance 0.3 --recipe r16_n1000_e1 --limit-eval 200 \
+    --members 2 --train-members 1 --jobs 2 --trained "$tmp/real/trained.jsonl" --references none \
+    --out "$tmp/wider"
+  contains "reused what it had" "$tmp/err" "already in"
+fi
+smoke_finish
