@@ -154,8 +154,8 @@ int RunScale(const Args& args) {
         store, recipe, seed, limit_eval, space.proxy().in_channels, space.proxy().num_classes);
   }
   const std::string family = name.empty() ? base.name : name;
-  const lacs::ScaleRun run = lacs::RunScale(base, family, modes, o, references == "auto",
-                                            simulator, *accuracy, out, progress);
+  const lacs::ScaleRun run = lacs::RunScale(base, family, modes, o, references == "auto", simulator,
+                                            *accuracy, out, progress);
   std::cout << run.text;
   return 0;
 }

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <memory>
 
-#include "common/sha256.h"
 #include "cli/cli.h"
 #include "cli/recipe_options.h"
 #include "cli/sim_common.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "search/compare.h"

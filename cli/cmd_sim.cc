@@ -35,6 +35,18 @@ std::string SimSelection::PrecisionFor(const std::string& kind) const {
   return study::PrecisionFor(precision, kind);
 }
 
+void SimSelection::ApplyPrecision(ModelSelection& selection, const std::string& kind) const {
+  if (!selection.graph_path.empty()) {
+    if (!precision.empty()) {
+      throw UsageError("--graph " + selection.graph_path +
+                       ": --precision cannot change a graph file's dtype (export it again with "
+                       "--dtype)");
+    }
+    return;
+  }
+  selection.dtype = study::ResolveDType(selection.dtype, precision, kind);
+}
+
 sim::SimOptions SimSelection::Options() const {
   sim::SimOptions o;
   o.fusion = !no_fusion;
@@ -96,14 +108,7 @@ int RunSim(const Args& args) {
   if (!selection.HasSource()) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
   const sim::SimSetup setup =
       sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
-  if (!selection.graph_path.empty() && !sim_sel.precision.empty()) {
-    throw UsageError("--graph " + selection.graph_path +
-                     ": --precision cannot change a graph file's dtype (export it again with "
-                     "--dtype)");
-  }
-  if (selection.graph_path.empty()) {
-    selection.dtype = study::ResolveDType(selection.dtype, sim_sel.precision, setup.spec.kind);
-  }
+  sim_sel.ApplyPrecision(selection, setup.spec.kind);
   const models::Graph graph = selection.Load();
   const sim::Report report =
       sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, sim_sel.Options());

@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "common/sha256.h"
 #include "cli/cli.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "search/accuracy_surrogate.h"
@@ -70,8 +70,7 @@ int Fit(const Args& args) {
   }
   const auto data = search::MergeAccuracyData(parts);
   // One file: its SHA-256; several: that of their concatenation in the order given.
-  const auto fit =
-      search::FitAccuracySurrogate(space, space_yaml, data, Sha256Hex(contents), o);
+  const auto fit = search::FitAccuracySurrogate(space, space_yaml, data, Sha256Hex(contents), o);
   // The report and chart first, the model last: a model file present means a complete set.
   WriteFileAtomic(out + ".report.json", fit.metadata["report"].dump(1) + "\n");
   WriteFileAtomic(out + ".parity.svg", fit.parity_svg);

@@ -155,14 +155,7 @@ int RunSweep(const Args& args) {
   const study::SweepTarget target{sim_sel.accel, sim_sel.stack, sim_sel.calibration};
   const sim::SimSetup first =
       sim::LoadSetup(target.accelerator, target.stack, target.calibration, grid.front());
-  if (!selection.graph_path.empty() && !sim_sel.precision.empty()) {
-    throw UsageError("--graph " + selection.graph_path +
-                     ": --precision cannot change a graph file's dtype (export it again with "
-                     "--dtype)");
-  }
-  if (selection.graph_path.empty()) {
-    selection.dtype = study::ResolveDType(selection.dtype, sim_sel.precision, first.spec.kind);
-  }
+  sim_sel.ApplyPrecision(selection, first.spec.kind);
   sim::SimOptions so = sim_sel.Options();
   so.details = false;
   const std::vector<SweepRow> rows = study::Sweep(selection.Load(), target, grid, so);

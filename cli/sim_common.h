@@ -23,6 +23,9 @@ struct SimSelection {
   std::vector<sim::Override> Overrides() const;
   // The precision for an accelerator kind: --precision if given, else study::DefaultPrecision.
   std::string PrecisionFor(const std::string& accelerator_kind) const;
+  // Sets the model's dtype from --precision (or the kind's default) unless it is a --graph,
+  // whose dtype is fixed: there --precision is refused.
+  void ApplyPrecision(ModelSelection& selection, const std::string& accelerator_kind) const;
   sim::SimOptions Options() const;
   // Options for a study: `batch`, `resolution`, --precision, fusion; no per-op details.
   study::RunOptions StudyOptions(int batch, int resolution = 0) const;

@@ -1,20 +1,27 @@
 #include "models/counts.h"
 
 #include <array>
+#include <string>
 #include <unordered_map>
 
+#include "common/errors.h"
 #include "models/graph.h"
 #include "models/op_kinds.h"
 
 namespace dcnas::models {
 
 OpCounts& OpCounts::operator+=(const OpCounts& other) {
-  macs += other.macs;
-  flops += other.flops;
-  params += other.params;
-  bytes_read_input += other.bytes_read_input;
-  bytes_read_weights += other.bytes_read_weights;
-  bytes_written += other.bytes_written;
+  const auto add = [](int64_t& total, int64_t part, const char* what) {
+    if (__builtin_add_overflow(total, part, &total)) {
+      throw InputError(std::string("the graph's total ") + what + " overflow 64 bits");
+    }
+  };
+  add(macs, other.macs, "MACs");
+  add(flops, other.flops, "FLOPs");
+  add(params, other.params, "parameters");
+  add(bytes_read_input, other.bytes_read_input, "bytes read");
+  add(bytes_read_weights, other.bytes_read_weights, "weight bytes");
+  add(bytes_written, other.bytes_written, "bytes written");
   return *this;
 }
 

@@ -3,6 +3,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <iterator>
@@ -17,6 +18,33 @@ namespace {
 std::string OpLabel(const Op& op) {
   return "op '" + op.name + "' (" + std::string(OpKindName(op.kind)) + ", id " +
          std::to_string(op.id) + ")";
+}
+
+// Graphs beyond these limits are refused, so that every count fits in 64 bits.
+constexpr double kMaxDim = double(int64_t{1} << 24);
+constexpr double kMaxTensorElements = double(int64_t{1} << 40);
+constexpr double kMaxOpMacs = double(int64_t{1} << 56);
+
+void CheckLimits(const Op& op, std::span<const TensorType* const> inputs) {
+  const Shape& s = op.out.shape;
+  for (const int64_t d : {s.n, s.h, s.w, s.c}) {
+    if (static_cast<double>(d) > kMaxDim) {
+      throw InputError(OpLabel(op) + ": output " + ShapeString(s) + " has a dimension above 2^24");
+    }
+  }
+  const double elements = static_cast<double>(s.n) * static_cast<double>(s.h) *
+                          static_cast<double>(s.w) * static_cast<double>(s.c);
+  if (elements > kMaxTensorElements) {
+    throw InputError(OpLabel(op) + ": output " + ShapeString(s) +
+                     " has more than 2^40 elements (the most a graph may count)");
+  }
+  if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kFullyConnected) && !inputs.empty()) {
+    const double macs = elements * op.attrs.kernel_h * op.attrs.kernel_w *
+                        static_cast<double>(inputs[0]->shape.c) / std::max(1, op.attrs.groups);
+    if (macs > kMaxOpMacs) {
+      throw InputError(OpLabel(op) + ": more than 2^56 multiply-accumulates");
+    }
+  }
 }
 
 }  // namespace
@@ -49,6 +77,7 @@ void Graph::InferOp(Op& op) const {
   }
   const std::span<const TensorType* const> inputs(types, static_cast<size_t>(n));
   op.out = info.infer(op, inputs);
+  CheckLimits(op, inputs);
 }
 
 int Graph::AddOp(Op op) {

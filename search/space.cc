@@ -12,6 +12,7 @@
 #include "common/file_io.h"
 #include "common/text.h"
 #include "models/op.h"
+#include "sim/config_tree.h"
 
 namespace dcnas::search {
 namespace {
@@ -383,13 +384,7 @@ std::string LayerPatch::Label() const {
 Space Space::Load(const std::string& path) { return Parse(ReadFile(path), path); }
 
 Space Space::Parse(const std::string& yaml_text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) +
-                     ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = sim::ParseYamlStrict(yaml_text, file);
   if (!root.IsDefined() || root.IsNull()) throw InputError(file + ": empty search-space file");
   Reader top(root, file, "");
   if (top.String("format") != kFormat) {

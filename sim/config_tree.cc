@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common/errors.h"
+#include "common/file_io.h"
 #include "common/text.h"
 
 namespace dcnas::sim {
@@ -81,14 +82,59 @@ Override ParseOverride(const std::string& text) {
   return Override{text.substr(0, eq), text.substr(eq + 1)};
 }
 
-YAML::Node LoadYamlFile(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
+namespace {
+
+constexpr int kMaxYamlDepth = 64;
+
+std::string At(const std::string& file, const YAML::Node& node) {
+  return file + ":" + std::to_string(node.Mark().line + 1);
+}
+
+void CheckYamlNode(const YAML::Node& node, const std::string& file, int depth) {
+  if (depth > kMaxYamlDepth) {
+    throw InputError(At(file, node) + ": nested deeper than " + std::to_string(kMaxYamlDepth) +
+                     " levels");
+  }
+  const std::string& tag = node.Tag();
+  if (!tag.empty() && tag != "?" && tag != "!" && tag.rfind("tag:yaml.org,2002:", 0) != 0) {
+    throw InputError(At(file, node) + ": unsupported YAML tag '" + tag + "'");
+  }
+  if (node.IsMap()) {
+    std::set<std::string> keys;
+    for (const auto& kv : node) {
+      if (kv.first.IsScalar() && !keys.insert(kv.first.Scalar()).second) {
+        throw InputError(At(file, kv.first) + ": duplicate key '" + kv.first.Scalar() + "'");
+      }
+      CheckYamlNode(kv.first, file, depth + 1);
+      CheckYamlNode(kv.second, file, depth + 1);
+    }
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) CheckYamlNode(item, file, depth + 1);
+  }
+}
+
+}  // namespace
+
+YAML::Node ParseYamlStrict(const std::string& text, const std::string& file) {
+  std::vector<YAML::Node> docs;
   try {
-    return YAML::LoadFile(path);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) +
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) +
                      ": YAML syntax error: " + e.msg);
   }
+  if (docs.empty()) return YAML::Node();
+  if (docs.size() > 1) {
+    throw InputError(file + ": " + std::to_string(docs.size()) +
+                     " YAML documents (one expected; remove the '---' separators)");
+  }
+  CheckYamlNode(docs[0], file, 0);
+  return docs[0];
+}
+
+YAML::Node LoadYamlFile(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
+  return ParseYamlStrict(ReadFile(path, size_t{64} << 20), path);
 }
 
 YAML::Node ResolveExtends(const YAML::Node& node, const std::string& file, const std::string& dir,

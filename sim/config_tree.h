@@ -24,7 +24,13 @@ struct Override {
 // on a missing '=' or empty key.
 Override ParseOverride(const std::string& text);
 
-// Loads a YAML file (throws InputError naming the file on a syntax error, with line).
+// Parses YAML text strictly: one document only, no duplicate keys in a map (yaml-cpp would keep
+// the first silently), no tags beyond YAML's own, at most 64 levels of nesting. Throws InputError
+// naming `file` and the line.
+YAML::Node ParseYamlStrict(const std::string& text, const std::string& file);
+
+// Reads a YAML file (at most 64 MiB) with ParseYamlStrict (throws InputError naming the file on a
+// syntax error, with line).
 YAML::Node LoadYamlFile(const std::string& path);
 
 // Resolves `extends: NAME` chains: NAME is looked up as `dir/NAME.yaml`; the child's keys are

@@ -27,6 +27,11 @@ check "unknown model" 2 "$dcnas" models show efficientnet-b9
 contains "unknown model suggests" "$tmp/err" "efficientnet-b"
 check "bad dtype" 2 "$dcnas" models show efficientnet-b0 --dtype fp64
 check "bad batch" 2 "$dcnas" models show efficientnet-b0 --batch 0
+check "counts that would overflow refused" 2 "$dcnas" models show efficientnet-b7 --batch 1048576 --resolution 8192
+contains "overflow: names the op and the limit" "$tmp/err" "more than 2^40 elements"
+check "block string out of range" 2 "$dcnas" models show --blocks r1000000_k3_s11_e1_i32_o16
+check "depth 1e9 refused" 2 "$dcnas" models show --blocks r1_k3_s11_e1_i32_o16 --depth 1e9
+check "width inf refused" 2 "$dcnas" models show --blocks r1_k3_s11_e1_i32_o16 --width inf
 check "export" 0 "$dcnas" models export efficientnet-x-b0 --out "$tmp/g.json"
 json_ok "export parses" "$tmp/g.json"
 check "show --graph" 0 "$dcnas" models show --graph "$tmp/g.json"

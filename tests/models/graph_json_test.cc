@@ -100,6 +100,13 @@ TEST_CASE("hostile graph files are refused with short messages", "[json]") {
   std::string no_batch = kSmall;
   no_batch.replace(no_batch.find("\"batch\": 2, "), 12, "");
   CHECK(GraphFromJsonString(no_batch, "g.json").info().batch == 2);  // from the input op
+  // Shapes whose counts would overflow are refused, not printed as negative MACs.
+  std::string huge = kSmall;
+  huge.replace(huge.find("[2, 8, 8, 3]"), 12, "[1, 1099511627776, 1099511627776, 3]");
+  CHECK(ErrorOf(huge).find("has a dimension above 2^24") != std::string::npos);
+  std::string wide = kSmall;
+  wide.replace(wide.find("[2, 8, 8, 3]"), 12, "[1, 16000000, 16000000, 3]");
+  CHECK(ErrorOf(wide).find("more than 2^40 elements") != std::string::npos);
 }
 
 }  // namespace dcnas::models

@@ -129,6 +129,12 @@ TEST_CASE("bad accelerator input names file and key") {
                     Contains("child.yaml") && Contains("extends"));
   dir.Write("loop.yaml", "name: loop\nextends: loop\n");
   CHECK_THROWS_WITH(LoadAccelerator(dir.path() + "/loop.yaml"), Contains("cycle"));
+  // Ambiguous YAML is refused: duplicate keys, several documents, foreign tags; and a directory.
+  fails(std::string(kMinimal) + "cores: 2\n", "duplicate key 'cores'");
+  fails(std::string(kMinimal) + "---\nname: other\n", "2 YAML documents");
+  t = kMinimal;
+  fails(t.replace(t.find("clock_ghz: 1.0"), 14, "clock_ghz: !weird 1.0"), "unsupported YAML tag");
+  CHECK_THROWS_WITH(LoadAccelerator(dir.path()), Contains("is a directory"));
 }
 
 TEST_CASE("every shipped stack loads; rules as documented") {
