@@ -1,5 +1,6 @@
 #include "calibrate/calibration.h"
 
+#include <cmath>
 #include <set>
 
 #include "calibrate/cross_validation.h"
@@ -101,8 +102,24 @@ CalibrationResult Evaluate(const LatencyModel& model, const std::vector<Measurem
   return result;
 }
 
+void ValidateCalibrationOptions(const CalibrationOptions& o) {
+  if (!(o.fit.regularization >= 0) || !std::isfinite(o.fit.regularization)) {
+    throw InputError("--regularization " + std::to_string(o.fit.regularization) +
+                     " must be finite and >= 0");
+  }
+  if (o.fit.max_evaluations < 1 || o.fit.max_evaluations > 1000000) {
+    throw InputError("--max-evaluations " + std::to_string(o.fit.max_evaluations) +
+                     " must be in 1..1000000");
+  }
+  if (o.k_folds != 0 && (o.k_folds < 2 || o.k_folds > 1000)) {
+    throw InputError("--k-folds " + std::to_string(o.k_folds) +
+                     " must be 2..1000 (or --no-cv for no cross-validation)");
+  }
+}
+
 CalibrationResult Calibrate(const LatencyModel& model, const std::vector<Measurement>& rows,
                             const CalibrationOptions& options) {
+  ValidateCalibrationOptions(options);
   if (rows.empty()) throw InputError("calibration: no measurement rows selected");
   if (!options.family_of) throw InternalError("calibration: no family function");
   CalibrationResult result;
@@ -124,7 +141,12 @@ CalibrationResult Calibrate(const LatencyModel& model, const std::vector<Measure
     device_keys.push_back(m.device);
   }
   const std::set<std::string> distinct_models(model_keys.begin(), model_keys.end());
-  if (options.k_folds >= 2 && distinct_models.size() >= static_cast<size_t>(options.k_folds)) {
+  if (options.k_folds > 0 && distinct_models.size() < static_cast<size_t>(options.k_folds)) {
+    throw InputError("--k-folds " + std::to_string(options.k_folds) + " needs at least " +
+                     std::to_string(options.k_folds) + " distinct models; the rows have " +
+                     std::to_string(distinct_models.size()) + " (lower --k-folds or --no-cv)");
+  }
+  if (options.k_folds >= 2) {
     result.held_out.push_back(
         CrossValidate(model, rows, KFold(rows.size(), options.k_folds, options.seed, model_keys),
                       options.fit, std::to_string(options.k_folds) + "-fold by model"));

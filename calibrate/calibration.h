@@ -25,6 +25,10 @@ struct CalibrationOptions {
   std::function<std::string(const Measurement&)> family_of;
 };
 
+// Throws InputError naming the option for a regularization that is not finite and >= 0, fewer
+// than 1 or more than 1,000,000 evaluations, or k-folds other than 0 and 2..1000.
+void ValidateCalibrationOptions(const CalibrationOptions& options);
+
 struct HeldOut {
   std::string scheme;  // "5-fold (grouped by model)", "leave-one-family-out", ...
   int folds = 0;

@@ -45,8 +45,24 @@ void CheckOptions(const TrainOptions& o, bool need_out_dir) {
     throw InputError("validation images must be in 1.." + std::to_string(kTrainFileImages - 1) +
                      ", got " + std::to_string(o.validation_images));
   }
-  if (!(o.warmup_epochs >= 0) || !(o.label_smoothing >= 0 && o.label_smoothing < 1)) {
-    throw InputError("warm-up epochs must be >= 0 and label smoothing in [0, 1)");
+  if (!(o.warmup_epochs >= 0) || !std::isfinite(o.warmup_epochs) ||
+      !(o.label_smoothing >= 0 && o.label_smoothing < 1)) {
+    throw InputError("--warmup-epochs must be finite and >= 0, and --label-smoothing in [0, 1)");
+  }
+  // NaN fails every comparison, so each range is written to fail for it.
+  if (!(o.learning_rate >= 0 && o.learning_rate <= 10)) {
+    throw InputError("--lr " + std::to_string(o.learning_rate) +
+                     " must be in [0, 10] (0: the optimizer's default)");
+  }
+  if (!std::isfinite(o.weight_decay) || o.weight_decay > 1) {
+    throw InputError("--weight-decay " + std::to_string(o.weight_decay) +
+                     " must be finite and at most 1 (< 0: the optimizer's default)");
+  }
+  if (o.limit_train < 0 || o.limit_eval < 0) {
+    throw InputError("--limit-train and --limit-eval must be >= 0 (0: all images)");
+  }
+  if (o.threads < 1 || o.threads > 1024) {
+    throw InputError("--threads " + std::to_string(o.threads) + " must be in 1..1024");
   }
 }
 

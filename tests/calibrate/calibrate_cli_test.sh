@@ -31,6 +31,14 @@ check "no convergence" 1 "$dcnas" calibrate --accel rtx-4090 --stack pytorch-eag
   --precision fp16 "${timm[@]}" --max-evaluations 2 --no-cv --out "$tmp/never.yaml"
 contains "no convergence says so" "$tmp/err" "did not converge"
 if [ -e "$tmp/never.yaml" ]; then echo "FAIL no convergence wrote a file"; fails=$((fails + 1)); fi
+for bad in "--max-evaluations 0" "--regularization -1" "--regularization nan" \
+  "--regularization inf" "--k-folds 1" "--k-folds -1" "--k-folds 1000"; do
+  # shellcheck disable=SC2086
+  check "calibrate $bad refused" 2 "$dcnas" calibrate --accel rtx-4090 --stack pytorch-eager \
+    --precision fp16 "${timm[@]}" $bad --out "$tmp/bad.yaml"
+  contains "calibrate $bad: names the option" "$tmp/err" "${bad%% *}"
+done
+if [ -e "$tmp/bad.yaml" ]; then echo "FAIL a refused calibration wrote a file"; fails=$((fails + 1)); fi
 
 check "mixed regimes" 2 "$dcnas" calibrate --accel v100 --stack pytorch-eager --precision fp16 \
   --measurements "$m/nvidia_dle.csv" --no-cv

@@ -33,6 +33,20 @@ set +e
 set -e
 [ "$rc" -eq 2 ]
 
+# Out-of-range training options exit 2 naming the option, before any data is read.
+for bad in "--lr -1" "--lr nan" "--lr inf" "--weight-decay inf" "--weight-decay nan" \
+  "--limit-train -1" "--limit-eval -5" "--warmup-epochs inf" "--threads 0"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$dcnas" train --blocks r1_k3_s22_e1_i16_o8 --epochs 1 $bad --out "$tmp/bad-run" 2> "$tmp/err.txt"
+  rc=$?
+  set -e
+  opt=${bad%% *}
+  [ "$rc" -eq 2 ] && grep -q -- "$opt" "$tmp/err.txt" ||
+    { echo "train $bad: exit $rc, expected 2 naming $opt"; cat "$tmp/err.txt"; exit 1; }
+done
+[ ! -e "$tmp/bad-run/result.json" ]
+
 if [ ! -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
   echo "dataset-fashion-mnist not installed: training part skipped"
   exit 0
