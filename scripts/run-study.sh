@@ -55,8 +55,15 @@ space=data/search_spaces/dc-accelerator.yaml
 recipe=r16_n5000_e6
 phi1_grid="d=1.0:2.0:0.25,w=1.0:1.3:0.1,r=1.0:1.4:0.05"
 # Re-scaling the published base (the released x-tpu / x-gpu tuples are the paper's answer).
-scale x-b0-tpu-v3 tpu-v3 efficientnet-x-b0 --mode both --name x-b0
-scale x-b0-v100 v100 efficientnet-x-b0 --mode both --name x-b0
+# Members and references up to B2 trained (the searched bases' up to B1).
+train_members=2 scale x-b0-tpu-v3 tpu-v3 efficientnet-x-b0 --mode both --name x-b0
+train_members=2 scale x-b0-v100 v100 efficientnet-x-b0 --mode both --name x-b0
+# The searched winners (seed 0 of scripts/search-study.sh), each on its own accelerator.
+scale searched-tpu-v3 tpu-v3 --run data/search-study/tpu-v3-dc-accelerator-s0 --space "$space" \
+  --mode both --name searched-tpu-v3
+scale searched-v100 v100 --run data/search-study/v100-dc-accelerator-s0 --space "$space" \
+  --mode both --name searched-v100
+
 # Coefficients at phi = 1 against a direct search at phi = 2 (tuples of step 2, budget 4x): a
 # grid around the phi = 1 result squared, +-15% in depth, +-10% in width, resolution free.
 phi2_grid=$(python3 - "$out/x-b0-tpu-v3/lacs/family.json" <<'PY'
@@ -69,13 +76,6 @@ PY
 )
 grid=$phi2_grid train_members=0 scale x-b0-tpu-v3-phi2 tpu-v3 efficientnet-x-b0 --mode lacs \
   --phi 2 --members 2 --references none --name x-b0-phi2
-# The searched winners (seed 0 of scripts/search-study.sh), each on its own accelerator, on a
-# coarser grid (3 depths x 3 widths).
-winner_grid="d=1.0:2.0:0.5,w=1.0:1.2:0.1,r=1.0:1.4:0.05"
-grid=$winner_grid scale searched-tpu-v3 tpu-v3 --run data/search-study/tpu-v3-dc-accelerator-s0 \
-  --space "$space" --mode both --name searched-tpu-v3
-grid=$winner_grid scale searched-v100 v100 --run data/search-study/v100-dc-accelerator-s0 \
-  --space "$space" --mode both --name searched-v100
 
 python3 scripts/study_report.py "$out"
 echo "study done: $out/index.md"

@@ -11,8 +11,9 @@
 namespace dcnas::sim {
 namespace {
 
+// An array index of a --set path: decimal digits, short enough for std::stoul.
 bool IsIndex(const std::string& s) {
-  if (s.empty()) return false;
+  if (s.empty() || s.size() > 9) return false;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
   }
@@ -123,7 +124,7 @@ YAML::Node ParseYamlStrict(const std::string& text, const std::string& file) {
     throw InputError(file + ":" + std::to_string(e.mark.line + 1) +
                      ": YAML syntax error: " + e.msg);
   }
-  if (docs.empty()) return YAML::Node();
+  if (docs.empty()) return {};
   if (docs.size() > 1) {
     throw InputError(file + ": " + std::to_string(docs.size()) +
                      " YAML documents (one expected; remove the '---' separators)");

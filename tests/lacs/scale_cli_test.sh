@@ -57,7 +57,7 @@ contains "missing accuracies counted" "$tmp/err" "have no trained accuracy"
 # The shipped study's trained accuracies (data/study/) serve its settings without training.
 study_args=(--accel tpu-v3 --stack xla-tpu --precision bf16 --calibration tpu-v3-xla-tpu-bf16
   --batch 128 --recipe r16_n5000_e6 --grid "d=1.0:2.0:0.25,w=1.0:1.3:0.1,r=1.0:1.4:0.05"
-  --train-members 1 --no-train --trained "$root/data/study/trained.jsonl")
+  --train-members 2 --no-train --trained "$root/data/study/trained.jsonl")
 before=$(sha256sum "$root/data/study/trained.jsonl")
 check "shipped study: x-b0 on tpu-v3, both modes" 0 "$dcnas" scale "$x" --mode both --name x-b0 \
   "${study_args[@]}" --out "$tmp/study"
@@ -95,5 +95,25 @@ if "$dcnas" --help | grep -q "^  train "; then
     --members 2 --train-members 1 --jobs 2 --trained "$tmp/real/trained.jsonl" --references none \
     --out "$tmp/wider"
   contains "reused what it had" "$tmp/err" "already in"
+  # kill -9 once the first training is written: the rerun trains only the rest, nothing twice.
+  kill_args=(--mode lacs --grid "d=1:2:0.5,w=1:1.2:0.1,r=1:1.2:0.2" --tolerance 0.3
+    --recipe r16_n1000_e1 --limit-eval 200 --members 1 --train-members 0 --jobs 1
+    --references none --trained "$tmp/kill.jsonl" --out "$tmp/killed")
+  "$dcnas" scale "$x" "${kill_args[@]}" > /dev/null 2> "$tmp/kill.err" &
+  pid=$!
+  for _ in $(seq 600); do
+    [ -s "$tmp/kill.jsonl" ] && break
+    sleep 0.1
+  done
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  first=$(wc -l < "$tmp/kill.jsonl")
+  check "rerun after kill -9" 0 "$dcnas" scale "$x" "${kill_args[@]}"
+  total=$(wc -l < "$tmp/kill.jsonl")
+  unique=$(python3 -c 'import json,sys; print(len({json.loads(l)["key"] for l in open(sys.argv[1])}))' \
+    "$tmp/kill.jsonl")
+  [ "$first" -ge 1 ] && [ "$total" = "$unique" ] && [ "$total" -gt "$first" ] &&
+    echo "ok   kill -9 lost nothing finished and trained nothing twice ($first, then $total)" ||
+    { echo "FAIL kill -9: $first lines before, $total after, $unique distinct"; fails=$((fails + 1)); }
 fi
 smoke_finish

@@ -124,6 +124,8 @@ TEST_CASE("bad accelerator input names file and key") {
                     Contains("hbm.bandwidth_gbps"));
   CHECK_THROWS_WITH(LoadAccelerator("tpu-v3", {{"on_chip.3.capacity_kib", "1"}}),
                     Contains("on_chip"));
+  CHECK_THROWS_WITH(LoadAccelerator("tpu-v3", {{"on_chip.99999999999999999999.capacity_kib", "1"}}),
+                    Contains("on_chip"));
   dir.Write("child.yaml", "name: child\nextends: nosuch\n");
   CHECK_THROWS_WITH(LoadAccelerator(dir.path() + "/child.yaml"),
                     Contains("child.yaml") && Contains("extends"));
