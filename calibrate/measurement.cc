@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "calibrate/csv_reader.h"
-#include "common/sha256.h"
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "models/registry.h"

@@ -64,7 +64,7 @@ std::string Quote(const json& v) {
   if (v.is_array()) return "an array of " + std::to_string(v.size()) + " values";
   if (v.is_object()) return "an object of " + std::to_string(v.size()) + " keys";
   if (v.is_string()) {
-    const std::string& t = v.get_ref<const std::string&>();
+    const auto& t = v.get_ref<const std::string&>();
     return t.size() <= 40
                ? v.dump()
                : json(t.substr(0, 40)).dump() + "... (" + std::to_string(t.size()) + " characters)";

@@ -7,9 +7,9 @@
 #include <filesystem>
 
 #include "calibrate/measurement.h"
-#include "common/sha256.h"
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "common/table.h"
 
 namespace dcnas::calibrate {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "common/sha256.h"
 #include "common/errors.h"
+#include "common/sha256.h"
 #include "models/registry.h"
 #include "models/zoo/zoo.h"
 #include "sim/spec.h"

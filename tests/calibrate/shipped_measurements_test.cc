@@ -12,9 +12,9 @@
 
 #include "calibrate/csv_reader.h"
 #include "calibrate/measurement.h"
-#include "common/sha256.h"
 #include "common/data_dir.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "common/text.h"
 #include "models/counts.h"
 #include "models/zoo/zoo.h"
