@@ -54,11 +54,20 @@ void WriteFileAtomic(const std::string& path, const std::string& content) {
       throw InputError(path + ": write failed: " + std::strerror(errno));
     }
   }
+  SyncPath(tmp);  // the content reaches the disk before the name does
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     std::remove(tmp.c_str());
     throw InputError(path + ": cannot rename temporary file into place: " + reason);
   }
+}
+
+void SyncPath(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": cannot open to sync: " + std::strerror(errno));
+  const bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) throw InputError(path + ": fsync failed: " + std::strerror(errno));
 }
 
 void AppendLineSynced(const std::string& path, const std::string& line) {

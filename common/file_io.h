@@ -13,7 +13,11 @@ inline constexpr size_t kMaxInputFileBytes = size_t{1} << 30;  // 1 GiB
 // fails to read, or grows past `max_bytes` (a device such as /dev/zero, or the wrong file).
 std::string ReadFile(const std::string& path, size_t max_bytes = kMaxInputFileBytes);
 
-// Writes `content` to `path` atomically. Throws InputError if the directory is not writable.
+// Flushes a file or directory to disk (fsync); throws InputError naming the path on failure.
+void SyncPath(const std::string& path);
+
+// Writes `content` to `path` atomically: a temporary file in the same directory, synced, then
+// renamed over `path`. Throws InputError if the directory is not writable.
 void WriteFileAtomic(const std::string& path, const std::string& content);
 
 // Appends `line` and a newline to `path` (created if missing) in one write, then fsyncs, so a

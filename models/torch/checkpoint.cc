@@ -1,5 +1,6 @@
 #include "models/torch/checkpoint.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "common/errors.h"
@@ -11,12 +12,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Saves with torch::save to a temporary name, then renames (a crash never leaves half a file).
-template <typename T>
-void SaveAtomic(const T& value, const fs::path& path) {
-  const fs::path tmp = path.string() + ".tmp";
-  ::torch::save(value, tmp.string());
-  fs::rename(tmp, path);
+// An epoch's checkpoint is one directory, epoch-NNNN/ (checkpoint.pt, optimizer.pt), written as
+// epoch-NNNN.tmp/, every file synced, then renamed; state.json, written atomically after it, names
+// the checkpoint it goes with and is the commit point. A kill at any moment leaves state.json
+// naming a whole checkpoint of the epochs it lists: a resume never retrains an epoch on weights
+// that already had it.
+std::string EpochDirName(size_t epochs) {
+  char name[32];
+  std::snprintf(name, sizeof name, "epoch-%04zu", epochs);
+  return name;
+}
+
+// Removes what an interrupted save left: *.tmp entries, and epoch directories other than `keep`.
+void RemoveStray(const fs::path& dir, const std::string& keep) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool tmp = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
+    const bool epoch = name.rfind("epoch-", 0) == 0;
+    if (tmp || (epoch && name != keep)) fs::remove_all(entry.path(), ec);
+  }
 }
 
 }  // namespace
@@ -89,8 +104,16 @@ std::vector<EpochMetrics> RunDirectory::Start(GraphModule& module,
       throw InputError(state_path.string() + ": the checkpoint was made with other settings: " +
                        state.at("config").dump() + " (this run: " + config_.dump() + ")");
     }
-    ::torch::load(module, (dir / "checkpoint.pt").string());
-    ::torch::load(optimizer, (dir / "optimizer.pt").string());
+    // Runs written before epoch directories keep their files at the top.
+    const std::string checkpoint = state.value("checkpoint", std::string());
+    const fs::path from = checkpoint.empty() ? dir : dir / checkpoint;
+    if (!checkpoint.empty() && !fs::exists(from / "checkpoint.pt")) {
+      throw InputError(state_path.string() + ": names checkpoint " + checkpoint +
+                       ", which is missing");
+    }
+    ::torch::load(module, (from / "checkpoint.pt").string());
+    ::torch::load(optimizer, (from / "optimizer.pt").string());
+    RemoveStray(dir, checkpoint);
     for (const auto& m : state.at("history")) history.push_back(MetricsFromJson(m));
     if (static_cast<int>(history.size()) != state.at("epochs_done").get<int>()) {
       throw InputError(state_path.string() + ": epochs_done is " + state.at("epochs_done").dump() +
@@ -106,16 +129,30 @@ std::vector<EpochMetrics> RunDirectory::Start(GraphModule& module,
 void RunDirectory::SaveEpoch(GraphModule& module, ::torch::optim::Optimizer& optimizer,
                              const std::vector<EpochMetrics>& history) {
   const fs::path dir(dir_);
-  SaveAtomic(module, dir / "checkpoint.pt");
-  SaveAtomic(optimizer, dir / "optimizer.pt");
+  const std::string name = EpochDirName(history.size());
+  const fs::path tmp = dir / (name + ".tmp");
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp);
+  ::torch::save(module, (tmp / "checkpoint.pt").string());
+  ::torch::save(optimizer, (tmp / "optimizer.pt").string());
+  SyncPath((tmp / "checkpoint.pt").string());
+  SyncPath((tmp / "optimizer.pt").string());
+  SyncPath(tmp.string());
+  fs::remove_all(dir / name, ec);
+  fs::rename(tmp, dir / name);
+  SyncPath(dir.string());
   nlohmann::json lines = nlohmann::json::array();
   for (const auto& h : history) lines.push_back(MetricsJson(h));
   WriteFileAtomic((dir / "state.json").string(),
                   nlohmann::json{{"config", config_},
                                  {"epochs_done", static_cast<int>(history.size())},
+                                 {"checkpoint", name},
                                  {"history", lines}}
                           .dump(1) +
                       "\n");
+  SyncPath(dir.string());
+  RemoveStray(dir, name);  // the previous epoch's checkpoint, now superseded
   WriteMetrics(history);
 }
 

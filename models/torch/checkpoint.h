@@ -22,10 +22,12 @@ nlohmann::json RunConfig(const Graph& graph, const TrainOptions& options, double
 nlohmann::json MetricsJson(const EpochMetrics& m);
 EpochMetrics MetricsFromJson(const nlohmann::json& j);
 
-// RUN_DIR of `dcnas train`: checkpoint.pt and optimizer.pt (torch::save), state.json (config,
-// epochs done, history) after every epoch, metrics.jsonl (one JSON object per finished epoch)
-// and result.json at the end. Every file is written under a temporary name and renamed, so a
-// crash never leaves half a file.
+// RUN_DIR of `dcnas train`: after every epoch N, epoch-NNNN/checkpoint.pt and optimizer.pt
+// (torch::save) written as one directory (epoch-NNNN.tmp, synced, renamed), then state.json
+// (config, epochs done, the checkpoint's name, history), the commit point; metrics.jsonl (one JSON
+// object per finished epoch) and result.json at the end. A kill at any moment leaves state.json
+// naming a whole checkpoint of exactly the epochs it lists; leftovers (*.tmp, superseded epoch
+// directories) are removed on the next save or resume.
 class RunDirectory {
  public:
   // Creates `dir`; `config` is RunConfig of this run.

@@ -84,9 +84,10 @@ using ProgressFn = std::function<void(const std::string& line, bool final)>;
 
 // Trains `graph` (one input of 1 or 3 channels at any resolution; the logits op must have 10
 // outputs) on Fashion-MNIST read from options.data_dir. Images are resized (bilinear) to the
-// graph's input resolution. Needs out_dir: writes out_dir/checkpoint.pt, optimizer.pt,
-// state.json after every epoch, metrics.jsonl (one JSON object per epoch) and result.json at the
-// end (RunDirectory in checkpoint.h). Throws InputError on bad options before reading any file.
+// graph's input resolution. Needs out_dir: writes out_dir/epoch-NNNN/ (checkpoint.pt,
+// optimizer.pt) and state.json after every epoch, metrics.jsonl (one JSON object per epoch) and
+// result.json at the end (RunDirectory in checkpoint.h). Throws InputError on bad options before
+// reading any file.
 TrainResult Train(const Graph& graph, const TrainOptions& options, const ProgressFn& progress);
 
 // The same run on an already loaded dataset (options.data_dir is not read; options.dataset

@@ -97,7 +97,8 @@ TEST_CASE("training writes metrics, checkpoints and the result, deterministicall
   REQUIRE(ra.history.size() == 2);
   CHECK(ra.history[1].train_loss < ra.history[0].train_loss);
   CHECK(ra.test_accuracy > 0.4);  // far above chance (0.1) after 4,096 images
-  CHECK(fs::exists(a.path / "checkpoint.pt"));
+  CHECK(fs::exists(a.path / "epoch-0002" / "checkpoint.pt"));
+  CHECK_FALSE(fs::exists(a.path / "epoch-0001"));  // superseded checkpoints are removed
   const auto result = nlohmann::json::parse(ReadFile((a.path / "result.json").string()));
   CHECK(result.at("test_accuracy").get<double>() == ra.test_accuracy);
   CHECK(result.at("test_images").get<int>() == 256);
@@ -114,9 +115,18 @@ TEST_CASE("training writes metrics, checkpoints and the result, deterministicall
     CHECK_FALSE(part.finished);
     CHECK(part.history.size() == 1);
     CHECK_FALSE(fs::exists(b.path / "result.json"));
+    // A kill inside the next epoch's save leaves a partial epoch-0002.tmp (and, had it come
+    // between the rename and state.json, a whole epoch-0002 that state.json does not name yet):
+    // the resume continues from epoch 1 and removes both.
+    fs::create_directories(b.path / "epoch-0002.tmp");
+    WriteFileAtomic((b.path / "epoch-0002.tmp" / "checkpoint.pt").string(), "torn");
+    fs::create_directories(b.path / "epoch-0002");
+    WriteFileAtomic((b.path / "epoch-0002" / "checkpoint.pt").string(), "not named yet");
     o.stop_after_epoch = 0;
     o.resume = true;
     const TrainResult rb = Train(g, o, nullptr);
+    CHECK_FALSE(fs::exists(b.path / "epoch-0002.tmp"));
+    CHECK(fs::exists(b.path / "epoch-0002" / "optimizer.pt"));  // rewritten by the resumed run
     REQUIRE(rb.history.size() == 2);
     for (size_t i = 0; i < 2; ++i) {
       CHECK(rb.history[i].train_loss == ra.history[i].train_loss);
