@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "cli/recipe_options.h"
 #include "cli/sim_common.h"
 #include "common/data_dir.h"
 #include "lacs/family.h"
@@ -114,13 +115,8 @@ int RunScale(const Args& args) {
   o.grid = lacs::ParseGrid(grid_text, lacs::DefaultGrid());
   if (space_file.empty()) space_file = DataPath("search_spaces/dc-accelerator.yaml");
   const search::Space space = search::Space::Load(space_file);
-  const search::ProxyRecipe recipe = [&] {
-    search::ProxyRecipe r;
-    r.resolution = space.proxy().resolution;
-    r.width = space.proxy().width;
-    r.removed_downsamples = space.proxy().removed_downsamples;
-    return r.WithKey(recipe_key);
-  }();
+  // The space's proxy settings, then the key's parts over them (as the accuracy data does).
+  const search::ProxyRecipe recipe = ResolveRecipe(RecipeArgs{}, space).WithKey(recipe_key);
   o.proxy_resolution = recipe.resolution;
   const lacs::BaseNetwork base = !model.empty()    ? lacs::ZooBase(model)
                                  : !blocks.empty() ? lacs::BlocksBase(blocks, base_resolution)
