@@ -3,7 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <iostream>
+#include <map>
+#include <typeinfo>
 
 #include "common/file_io.h"
 #include "common/text.h"
@@ -12,23 +17,187 @@
 
 namespace dcnas::cli {
 
+namespace {
+
+// The numeric type of an option's value, or kNone for text and flags.
+enum class Numeric { kNone, kSigned, kUnsigned, kReal, kRealList };
+
+Numeric NumericKind(const po::option_description& o) {
+  const auto* typed = dynamic_cast<const po::typed_value_base*>(o.semantic().get());
+  if (typed == nullptr) return Numeric::kNone;
+  const std::type_info& t = typed->value_type();
+  if (t == typeid(double) || t == typeid(float)) return Numeric::kReal;
+  if (t == typeid(std::vector<double>)) return Numeric::kRealList;
+  if (t == typeid(int) || t == typeid(long) || t == typeid(long long)) return Numeric::kSigned;
+  if (t == typeid(unsigned) || t == typeid(unsigned long) || t == typeid(unsigned long long)) {
+    return Numeric::kUnsigned;
+  }
+  return Numeric::kNone;
+}
+
+double NumericValue(const boost::any& v) {
+  if (const auto* d = boost::any_cast<double>(&v)) return *d;
+  if (const auto* f = boost::any_cast<float>(&v)) return *f;
+  if (const auto* i = boost::any_cast<int>(&v)) return *i;
+  if (const auto* l = boost::any_cast<long>(&v)) return static_cast<double>(*l);
+  if (const auto* ll = boost::any_cast<long long>(&v)) return static_cast<double>(*ll);
+  if (const auto* u = boost::any_cast<unsigned>(&v)) return *u;
+  if (const auto* ul = boost::any_cast<unsigned long>(&v)) return static_cast<double>(*ul);
+  if (const auto* ull = boost::any_cast<unsigned long long>(&v)) return static_cast<double>(*ull);
+  throw std::logic_error("NumericValue: not a numeric option value");
+}
+
+std::string Num(double v) {
+  if (v >= 18446744073709551615.0) return "2^64 - 1";
+  char text[32];
+  if (v == std::floor(v) && std::abs(v) < 1e15) {
+    std::snprintf(text, sizeof text, "%.0f", v);
+  } else {
+    std::snprintf(text, sizeof text, "%.10g", v);
+  }
+  return text;
+}
+
+}  // namespace
+
+const std::vector<OptionRange>& OptionRanges() {
+  constexpr double kU64 = 18446744073709551615.0;
+  // Ranges of every numeric option of every command, by option name (an option name means the
+  // same thing in every command that has it). Parse refuses a value outside its range, NaN and
+  // infinities, and a negative number for an unsigned option; a numeric option missing here is a
+  // programming error that `--help` already reports.
+  static const std::vector<OptionRange> kRanges = {
+      {"batch", 1, 1 << 20},
+      {"resolution", 0, 1 << 16},
+      {"base-resolution", 1, 1 << 16},
+      {"proxy-resolution", 0, 1 << 12},
+      {"resolution-multiple", 1, 1024},
+      {"num-classes", 1, 1 << 20},
+      {"in-channels", 1, 1 << 16},
+      {"width", 1e-3, 1e3},
+      {"depth", 1e-3, 1e3},
+      {"width-scale", 0, 1e3},
+      {"proxy-width", 0, 1e3},
+      {"removed-downsamples", -1, 16},
+      {"threads", 0, 4096},
+      {"jobs", 1, 4096},
+      {"repeats", 1, 1000000},
+      {"warmup", 0, 1000000},
+      {"seed", 0, kU64},
+      {"seeds", 1, 1000},
+      {"k", 1, 100000},
+      {"count", 0, 10000000},
+      {"replicates", 1, 1000},
+      {"limit-train", 0, 100000000},
+      {"limit-eval", 0, 100000000},
+      {"epochs", 1, 100000},
+      {"train-images", 1, 100000000},
+      {"lr", 0, 10},
+      {"weight-decay", -1, 1},
+      {"regularization", 0, 1e6},
+      {"max-evaluations", 1, 100000000},
+      {"k-folds", 2, 1000000},
+      {"phi", 0, 64},
+      {"tolerance", 0, 1},
+      {"members", 1, 64},
+      {"train-members", 0, 64},
+      {"budget", 1, 1e9},
+      {"scaling", 1e-3, 1e3},
+      {"target-ms", 1e-9, 1e9},
+      {"finalists", 0, 100000},
+      {"w", -10, 10},
+      {"warmup-epochs", 0, 100000},
+      {"label-smoothing", 0, 0.999},
+      {"crop-pad", 0, 1024},
+      {"stop-after-epoch", 0, 100000},
+      {"train-jobs", 1, 4096},
+      {"train-limit-eval", 0, 100000000},
+      {"min-surrogate-tau", -1, 1},
+      {"in-flight", 1, 1000000},
+  };
+  return kRanges;
+}
+
+const OptionRange* FindOptionRange(const std::string& name) {
+  for (const OptionRange& r : OptionRanges()) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+void CheckNumericOptions(const po::options_description& options, const po::parsed_options& parsed,
+                         const po::variables_map& vm) {
+  std::vector<std::string> missing;
+  for (const auto& o : options.options()) {
+    if (NumericKind(*o) != Numeric::kNone && FindOptionRange(o->long_name()) == nullptr) {
+      missing.push_back("--" + o->long_name());
+    }
+  }
+  if (!missing.empty()) {
+    throw std::logic_error("numeric options with no range in cli/cli.cc: " + Join(missing, ", "));
+  }
+  for (const auto& o : options.options()) {
+    const Numeric kind = NumericKind(*o);
+    if (kind == Numeric::kNone) continue;
+    const std::string& name = o->long_name();
+    const OptionRange* range = FindOptionRange(name);
+    if (kind == Numeric::kUnsigned) {
+      // lexical_cast reads "-1" into an unsigned as 2^64 - 1: refuse the sign itself.
+      for (const auto& p : parsed.options) {
+        if (p.string_key != name) continue;
+        for (const std::string& token : p.value) {
+          const size_t first = token.find_first_not_of(" \t");
+          if (first != std::string::npos && token[first] == '-') {
+            throw UsageError("--" + name + " " + token + ": must not be negative");
+          }
+        }
+      }
+    }
+    const auto it = vm.find(name);
+    if (it == vm.end() || it->second.empty()) continue;
+    const std::vector<double> values = kind == Numeric::kRealList
+                                           ? it->second.as<std::vector<double>>()
+                                           : std::vector<double>{NumericValue(it->second.value())};
+    for (const double v : values) {
+      if (!std::isfinite(v)) throw UsageError("--" + name + ": not a finite number");
+      if (v < range->lo || v > range->hi) {
+        throw UsageError("--" + name + " " + Num(v) + ": out of range [" + Num(range->lo) + ", " +
+                         Num(range->hi) + "]");
+      }
+    }
+  }
+}
+
 bool Parse(const Args& args, const std::string& usage, const std::string& description,
            po::options_description& options, const po::positional_options_description& positional,
            po::variables_map& vm) {
   options.add_options()("help,h", "show this help and exit");
   try {
     // No guessing: an abbreviated option (--mode for --model) is an error, never a silent match.
-    po::store(
+    const po::parsed_options parsed =
         po::command_line_parser(args)
             .options(options)
             .positional(positional)
             .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-            .run(),
-        vm);
+            .run();
+    po::store(parsed, vm);
     if (vm.count("help") > 0) {
+      CheckNumericOptions(options, po::parsed_options(&options), po::variables_map());
       std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << options << "\n";
+      std::string ranges;
+      for (const auto& o : options.options()) {
+        if (NumericKind(*o) == Numeric::kNone) continue;
+        const OptionRange* r = FindOptionRange(o->long_name());
+        const std::string name = "  --" + o->long_name();
+        ranges += name + std::string(name.size() < 24 ? 24 - name.size() : 1, ' ') + "[" +
+                  Num(r->lo) + ", " + Num(r->hi) + "]\n";
+      }
+      if (!ranges.empty()) {
+        std::cout << "accepted ranges (NaN and infinities never):\n" << ranges << "\n";
+      }
       return false;
     }
+    CheckNumericOptions(options, parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(std::string(e.what()) + " (usage: " + usage + "; --help for details)");

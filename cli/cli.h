@@ -31,6 +31,20 @@ bool Parse(const Args& args, const std::string& usage, const std::string& descri
            po::options_description& options, const po::positional_options_description& positional,
            po::variables_map& vm);
 
+// The accepted range of a numeric option (inclusive). Every numeric option of every command has
+// one; Parse applies it.
+struct OptionRange {
+  const char* name;  // long option name, without "--"
+  double lo;
+  double hi;
+};
+const std::vector<OptionRange>& OptionRanges();
+const OptionRange* FindOptionRange(const std::string& name);  // nullptr when unknown
+// Refuses NaN, infinities, negative unsigned values and values outside the option's range
+// (UsageError naming the option); throws std::logic_error for a numeric option with no range.
+void CheckNumericOptions(const po::options_description& options, const po::parsed_options& parsed,
+                         const po::variables_map& vm);
+
 enum class Format { kText, kJson, kCsv };
 Format ParseFormat(const std::string& text);  // throws UsageError
 

@@ -220,6 +220,17 @@ int RunCalibrate(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
+  if (!a.out.empty() && !a.evaluate.empty()) {
+    throw UsageError("--out writes a fitted profile; not with --evaluate");
+  }
+  {
+    std::set<std::string> outputs;
+    for (const std::string* p : {&a.out, &a.chart_path, &a.residuals_path}) {
+      if (!p->empty() && *p != "-" && !outputs.insert(*p).second) {
+        throw UsageError(*p + ": named by two of --out, --chart, --residuals");
+      }
+    }
+  }
   std::vector<sim::Override> overrides;
   for (const std::string& item : a.set_items) overrides.push_back(sim::ParseOverride(item));
   // Measurements name the accelerator file; overrides (what-ifs) only change the simulated spec.
@@ -242,21 +253,27 @@ int RunCalibrate(const Args& args) {
             << cal::ResidualTable(final_rows).ToText();
   const std::string title =
       spec.name + " / " + stack.name + " / " + a.precision + " (" + rows.regime + ")";
-  if (!a.chart_path.empty()) {
-    Emit(RenderSvg(cal::ParityChart(final_rows, "parity: " + title)), a.chart_path);
-  }
-  if (!a.residuals_path.empty()) {
-    Emit(cal::PredictionsTable(final_rows, LofoPredictions(result)).ToCsv(), a.residuals_path);
-  }
+  // The outputs are one set, the profile last (WriteFileSet): a kill leaves the old set, the new
+  // one, or a marker beside the profile naming the set partly replaced. "-" prints to stdout.
+  std::vector<std::pair<std::string, std::string>> set;
+  const auto add = [&set](const std::string& path, const std::string& content) {
+    if (path == "-") {
+      std::cout << content;
+    } else if (!path.empty()) {
+      set.emplace_back(path, content);
+    }
+  };
+  add(a.chart_path, RenderSvg(cal::ParityChart(final_rows, "parity: " + title)));
+  add(a.residuals_path, cal::PredictionsTable(final_rows, LofoPredictions(result)).ToCsv());
   if (!a.out.empty()) {
-    if (!a.evaluate.empty()) throw UsageError("--out writes a fitted profile; not with --evaluate");
     const sim::CalibrationParams profile = cal::MakeProfile(
         model, result,
         {a.name, device, stack.name, a.precision, rows.regime, a.files, rows.sha256,
          rows.selection.where, fit_fields, a.set_items, cal::TodayUtc()});
-    WriteFileAtomic(a.out, cal::ProfileFileText(profile, result, title));
-    std::cout << "\nwrote " << a.out << "\n";
+    add(a.out, cal::ProfileFileText(profile, result, title));
   }
+  WriteFileSet(set);
+  if (!a.out.empty() && a.out != "-") std::cout << "\nwrote " << a.out << "\n";
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/kill_point.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "models/graph_json.h"
@@ -30,8 +31,9 @@ std::vector<int> ParseBatches(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != part.size() || part.empty() || value < 1) {
-      throw UsageError("--batch wants positive integers separated by commas, got '" + text + "'");
+    if (used != part.size() || part.empty() || value < 1 || value > (1 << 20)) {
+      throw UsageError("--batch wants integers in [1, 1048576] separated by commas, got '" +
+                       text.substr(0, 64) + "'");
     }
     batches.push_back(value);
   }
@@ -185,6 +187,7 @@ size_t TimeJobs(const std::vector<Job>& jobs, const MeasureArgs& a,
          r.spread_ms, r.throughput_img_per_s, a.m.repeats, a.regime, "dcnas_measure", source_ref,
          cpu_model, r.threads, RowNotes(a)}));
     if (!a.out.empty()) Emit(table.ToCsv(), a.out);
+    KillPoint("measure.row-written");
   }
   if (terminal) std::cerr << "\r\033[K";
   return skipped;
@@ -210,6 +213,7 @@ int RunMeasure(const Args& args) {
              options, positional, vm)) {
     return 0;
   }
+  const std::vector<int> batches = ParseBatches(a.batch_text);
   if (a.names.empty() && a.graph_paths.empty()) {
     throw UsageError("name at least one model or --graph");
   }
@@ -221,7 +225,6 @@ int RunMeasure(const Args& args) {
     throw UsageError("unknown --mode '" + a.mode_text + "' (valid: inference, train)");
   }
   if (a.resume && a.out.empty()) throw UsageError("--resume needs --out");
-  const std::vector<int> batches = ParseBatches(a.batch_text);
   for (const auto& name : a.names) (void)models::BuiltinModels().Get(name);  // fail before timing
   const std::vector<Job> jobs = JobsOf(a, batches);
   if (a.regime.empty()) {

@@ -238,10 +238,11 @@ int RunSearchCompare(const Args& args) {
   for (const std::string& b : SplitList(budgets)) {
     try {
       size_t used = 0;
-      c.budgets.push_back(std::stoll(b, &used));
-      if (used != b.size()) throw std::invalid_argument(b);
+      const long long v = std::stoll(b, &used);
+      if (used != b.size() || v < 1 || v > 1000000000) throw std::invalid_argument(b);
+      c.budgets.push_back(v);
     } catch (const std::exception&) {
-      throw UsageError("--budgets: '" + b + "' is not a number of evaluations");
+      throw UsageError("--budgets: '" + b + "' is not a number of evaluations in [1, 1e9]");
     }
   }
   const search::Space space = search::Space::Load(a.space_file);

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/kill_point.h"
 
 namespace dcnas {
 
@@ -36,14 +39,39 @@ std::string ReadFile(const std::string& path, size_t max_bytes) {
   return out;
 }
 
-void WriteFileAtomic(const std::string& path, const std::string& content) {
+namespace {
+
+std::filesystem::path DirOf(const std::string& path) {
   const std::filesystem::path target(path);
-  const std::filesystem::path dir =
-      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  return target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+}
+
+// Removes ".NAME.tmp.PID" files beside `path` left by a process that no longer runs (a kill
+// between writing a temporary and renaming it).
+void RemoveStaleTemporaries(const std::string& path) {
+  const std::filesystem::path dir = DirOf(path);
+  const std::string prefix = "." + std::filesystem::path(path).filename().string() + ".tmp.";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
+    if (pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::filesystem::remove(e.path(), ec);
+  }
+}
+
+// Writes `content` to a synced temporary beside `path`; returns its name.
+std::string WriteTemporary(const std::string& path, const std::string& content) {
+  const std::filesystem::path dir = DirOf(path);
   std::error_code ec;
   if (!std::filesystem::exists(dir, ec)) std::filesystem::create_directories(dir, ec);
-  const std::string tmp =
-      (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
+  RemoveStaleTemporaries(path);
+  const std::string tmp = (dir / ("." + std::filesystem::path(path).filename().string() + ".tmp." +
+                                  std::to_string(::getpid())))
+                              .string();
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(path + ": cannot write file: " + std::strerror(errno));
@@ -55,11 +83,53 @@ void WriteFileAtomic(const std::string& path, const std::string& content) {
     }
   }
   SyncPath(tmp);  // the content reaches the disk before the name does
+  return tmp;
+}
+
+void RenameInto(const std::string& tmp, const std::string& path) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     std::remove(tmp.c_str());
     throw InputError(path + ": cannot rename temporary file into place: " + reason);
   }
+}
+
+}  // namespace
+
+void WriteFileSet(const std::vector<std::pair<std::string, std::string>>& files) {
+  if (files.empty()) return;
+  std::vector<std::string> temporaries;
+  try {
+    for (const auto& [path, content] : files) temporaries.push_back(WriteTemporary(path, content));
+  } catch (...) {
+    for (const auto& t : temporaries) std::remove(t.c_str());
+    throw;
+  }
+  const std::string& last = files.back().first;
+  const std::string marker = last + ".incomplete";
+  std::string listing = "an interrupted write of this set (rerun the command that writes it):\n";
+  for (const auto& f : files) listing += f.first + "\n";
+  WriteFileAtomic(marker, listing);
+  SyncPath(DirOf(marker).string());
+  for (size_t i = 0; i < files.size(); ++i) {
+    RenameInto(temporaries[i], files[i].first);
+    KillPoint("file-set.renamed");
+  }
+  for (const auto& f : files) SyncPath(DirOf(f.first).string());
+  std::remove(marker.c_str());
+  SyncPath(DirOf(marker).string());
+}
+
+std::string IncompleteSetMarker(const std::string& path) {
+  const std::string marker = path + ".incomplete";
+  std::error_code ec;
+  return std::filesystem::exists(marker, ec) ? marker : "";
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& content) {
+  const std::string tmp = WriteTemporary(path, content);
+  KillPoint("file.before-rename");
+  RenameInto(tmp, path);
 }
 
 void SyncPath(const std::string& path) {

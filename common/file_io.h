@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dcnas {
 
@@ -19,6 +21,17 @@ void SyncPath(const std::string& path);
 // Writes `content` to `path` atomically: a temporary file in the same directory, synced, then
 // renamed over `path`. Throws InputError if the directory is not writable.
 void WriteFileAtomic(const std::string& path, const std::string& content);
+
+// Writes several files as one set, the last one being the file a reader trusts (a calibrated
+// profile beside its chart and residuals): every file goes to a synced temporary first; then a
+// marker "<last>.incomplete" listing the set is written, the files are renamed into place in
+// order, the last one last, and the marker is removed. A kill leaves the old set, or the new set
+// complete, or the marker naming a set partly replaced (IncompleteSetMarker finds it).
+void WriteFileSet(const std::vector<std::pair<std::string, std::string>>& files);
+
+// The marker WriteFileSet leaves beside `path` when a set that ends in it was cut short, or ""
+// when there is none.
+std::string IncompleteSetMarker(const std::string& path);
 
 // Appends `line` and a newline to `path` (created if missing) in one write, then fsyncs, so a
 // journal keeps every line it reported written; a kill mid-write leaves at most a torn last line.

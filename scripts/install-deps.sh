@@ -3,7 +3,7 @@
 # first). Packages already present are not reinstalled.
 set -euo pipefail
 packages=(
-  meson ninja-build pkg-config g++ python3 clang clang-tidy clang-format
+  meson ninja-build pkg-config g++ python3 clang clang-tidy clang-format libclang-rt-14-dev
   libboost-graph-dev libboost-program-options-dev libeigen3-dev libyaml-cpp-dev
   nlohmann-json3-dev zlib1g-dev catch2 libbenchmark-dev
   libtorch-dev libopenblas0-pthread dataset-fashion-mnist libxgboost-dev

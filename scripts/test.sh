@@ -7,6 +7,10 @@
 #   notorch   clang++, -Dtorch=disabled, -Werror: build, every meson test suite but lint (the
 #             sources are the same)
 #   tidy      clang-tidy (.clang-tidy) over the core sources (scripts/clang-tidy.sh)
+#   sanitize  clang++ with ASan+UBSan (-fno-sanitize-recover=all) and libFuzzer, -Dtorch=disabled:
+#             every meson test suite but lint and slow (unit, relational, golden, smoke, and the
+#             fuzz targets over their regression corpora), then scripts/fuzz.sh fuzzes each
+#             target for FUZZ_SECONDS (60) as one more step
 #
 # Each leg builds in its own directory (build-test-torch, build-test-notorch; BUILD_PREFIX
 # overrides build-test). A directory configured with other options or another compiler is wiped
@@ -16,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-2}"
 prefix="${BUILD_PREFIX:-build-test}"
-legs="${LEGS:-torch notorch tidy}"
+legs="${LEGS:-torch notorch tidy sanitize}"
 passed=0
 failed=0
 
@@ -103,8 +107,23 @@ for l in $legs; do
         step_result "clang-tidy: setup" 1
       fi
       ;;
+    sanitize)
+      # A finding stops the process at once; leak checking stays on.
+      export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+      export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1"
+      leg sanitize "$prefix-sanitize" "${CXX_NOTORCH:-clang++}" --buildtype=debugoptimized \
+        -Dwerror=true -Dtorch=disabled -Dfuzz=enabled -Db_sanitize=address,undefined \
+        -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all \
+        -Dcpp_link_args=-fno-sanitize-recover=all -- --no-suite lint --no-suite slow "$@"
+      if [ -x "$prefix-sanitize/tests/fuzz/fuzz_graph_json" ]; then
+        scripts/fuzz.sh "$prefix-sanitize" "${FUZZ_SECONDS:-60}"
+        step_result "fuzz (${FUZZ_SECONDS:-60} s per target)" $?
+      else
+        step_result "fuzz: no targets built" 1
+      fi
+      ;;
     *)
-      echo "unknown leg $l (torch, notorch, tidy)"
+      echo "unknown leg $l (torch, notorch, tidy, sanitize)"
       failed=$((failed + 1))
       ;;
   esac

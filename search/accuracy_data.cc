@@ -172,7 +172,11 @@ std::string FormatAccuracyRow(const AccuracyRow& r) {
 }
 
 AccuracyData ReadAccuracyData(const std::string& path, const Space* space, bool allow_torn_tail) {
-  const std::string text = ReadFile(path);
+  return ParseAccuracyData(ReadFile(path), path, space, allow_torn_tail);
+}
+
+AccuracyData ParseAccuracyData(const std::string& text, const std::string& path, const Space* space,
+                               bool allow_torn_tail) {
   if (text.empty()) throw InputError(path + ": empty file (expected the accuracy-data header)");
   AccuracyData data;
   data.file = path;

@@ -67,6 +67,9 @@ struct AccuracyData {
 // refused. Throws InputError naming the file and line.
 AccuracyData ReadAccuracyData(const std::string& path, const Space* space,
                               bool allow_torn_tail = false);
+// The same, from the file's text (`path` names it in errors).
+AccuracyData ParseAccuracyData(const std::string& text, const std::string& path, const Space* space,
+                               bool allow_torn_tail = false);
 
 // Appends rows to an accuracy CSV, durably. Creates the file with its header if missing; on an
 // existing file checks the header and cuts a torn last line (left by a kill during a write).

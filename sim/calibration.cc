@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/file_io.h"
 #include "sim/spec.h"
 
 namespace dcnas::sim {
@@ -107,6 +108,14 @@ CalibrationParams ParseCalibration(const YAML::Node& root, const std::string& fi
 CalibrationParams LoadCalibration(const std::string& name_or_path,
                                   const std::vector<Override>& overrides) {
   const std::string file = ResolveDataFile("calibrated", name_or_path, "calibration");
+  if (const std::string marker = IncompleteSetMarker(file); !marker.empty()) {
+    throw InputError(file +
+                     ": the `dcnas calibrate` run that was writing it with its chart and "
+                     "residuals was cut short (" +
+                     marker +
+                     " lists the set); rerun it, or delete "
+                     "the marker to use this profile as it is");
+  }
   YAML::Node root = LoadYamlFile(file);
   ApplyOverrides(root, overrides, file);
   CalibrationParams c = ParseCalibration(root, file);

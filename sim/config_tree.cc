@@ -1,8 +1,14 @@
 #include "sim/config_tree.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include <yaml-cpp/eventhandler.h>
 
 #include "common/errors.h"
 #include "common/file_io.h"
@@ -48,6 +54,10 @@ YAML::Node ResolveChain(const YAML::Node& node, const std::string& file, const s
   const YAML::Node ext = node["extends"];
   if (!ext.IsScalar()) throw InputError(file + ": key 'extends' must be a name");
   const auto parent_name = ext.as<std::string>();
+  if (parent_name.empty() || parent_name.find('/') != std::string::npos || parent_name[0] == '.') {
+    throw InputError(file + ": key 'extends': '" + parent_name.substr(0, 64) +
+                     "' is not a file name in " + dir);
+  }
   const std::string parent_file = dir + "/" + parent_name + ".yaml";
   if (!seen.insert(parent_name).second) {
     throw InputError(file + ": key 'extends': cycle through '" + parent_name + "'");
@@ -91,7 +101,80 @@ std::string At(const std::string& file, const YAML::Node& node) {
   return file + ":" + std::to_string(node.Mark().line + 1);
 }
 
-void CheckYamlNode(const YAML::Node& node, const std::string& file, int depth) {
+// Nodes visited per document: aliases share nodes, so a few lines of anchors can stand for
+// billions of them ("billion laughs"); no dcnas file comes near this.
+constexpr size_t kMaxYamlNodes = 1000000;
+
+// What yaml-cpp must not see: characters outside YAML's printable set (C0 controls but tab, LF
+// and CR, and DEL; yaml-cpp 0.7 loops forever on some of them), and flow collections ('[', '{')
+// nested deeper than the depth limit (its parser recurses per level, so depth must be bounded
+// before parsing, not after). Quoted scalars and comments are skipped.
+void PrescanYaml(const std::string& text, const std::string& file) {
+  int line = 1;
+  int depth = 0;
+  char quote = 0;
+  bool comment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", c);
+      throw InputError(file + ":" + std::to_string(line) + ": control character " + code +
+                       " (YAML allows tab, line feed and carriage return only)");
+    }
+    if (c == '\n') {
+      ++line;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (quote != 0) {
+      if (quote == '"' && c == '\\') {
+        ++i;
+      } else if (c == static_cast<unsigned char>(quote)) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) {
+      comment = true;
+    } else if ((c == '"' || c == '\'') &&
+               (i == 0 ||
+                std::string_view(" \t\n[{,:-?").find(text[i - 1]) != std::string_view::npos)) {
+      quote = static_cast<char>(c);
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxYamlDepth) {
+        throw InputError(file + ":" + std::to_string(line) + ": nested deeper than " +
+                         std::to_string(kMaxYamlDepth) + " levels");
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+// Parser events, ignored: the event pass only counts documents.
+class CountingHandler : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& /*mark*/) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnScalar(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override {}
+  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/,
+                       YAML::anchor_t /*anchor*/, YAML::EmitterStyle::value /*style*/) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {}
+  void OnMapEnd() override {}
+};
+
+void CheckYamlNode(const YAML::Node& node, const std::string& file, int depth, size_t& nodes) {
+  if (++nodes > kMaxYamlNodes) {
+    throw InputError(file + ": more than " + std::to_string(kMaxYamlNodes) +
+                     " YAML nodes (aliases repeating anchors?)");
+  }
   if (depth > kMaxYamlDepth) {
     throw InputError(At(file, node) + ": nested deeper than " + std::to_string(kMaxYamlDepth) +
                      " levels");
@@ -103,34 +186,50 @@ void CheckYamlNode(const YAML::Node& node, const std::string& file, int depth) {
   if (node.IsMap()) {
     std::set<std::string> keys;
     for (const auto& kv : node) {
-      if (kv.first.IsScalar() && !keys.insert(kv.first.Scalar()).second) {
+      if (!kv.first.IsScalar()) {
+        throw InputError(At(file, kv.first) + ": a map key must be a plain name, not a " +
+                         (kv.first.IsMap()        ? "map"
+                          : kv.first.IsSequence() ? "list"
+                                                  : "null"));
+      }
+      if (!keys.insert(kv.first.Scalar()).second) {
         throw InputError(At(file, kv.first) + ": duplicate key '" + kv.first.Scalar() + "'");
       }
-      CheckYamlNode(kv.first, file, depth + 1);
-      CheckYamlNode(kv.second, file, depth + 1);
+      CheckYamlNode(kv.first, file, depth + 1, nodes);
+      CheckYamlNode(kv.second, file, depth + 1, nodes);
     }
   } else if (node.IsSequence()) {
-    for (const auto& item : node) CheckYamlNode(item, file, depth + 1);
+    for (const auto& item : node) CheckYamlNode(item, file, depth + 1, nodes);
   }
 }
 
 }  // namespace
 
 YAML::Node ParseYamlStrict(const std::string& text, const std::string& file) {
-  std::vector<YAML::Node> docs;
+  PrescanYaml(text, file);
+  YAML::Node doc;
   try {
-    docs = YAML::LoadAll(text);
+    // Documents are counted with an event pass that stops at the second: YAML::LoadAll would
+    // loop forever on some malformed streams (a lone ',': yaml-cpp 0.7 issue #1040).
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    CountingHandler counter;
+    int documents = 0;
+    while (documents < 2 && parser.HandleNextDocument(counter)) ++documents;
+    if (documents == 0) return {};
+    if (documents > 1) {
+      throw InputError(file +
+                       ": more than one YAML document (one expected: remove '---' "
+                       "separators; a stray ',' outside brackets also reads so)");
+    }
+    doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file + ":" + std::to_string(e.mark.line + 1) +
                      ": YAML syntax error: " + e.msg);
   }
-  if (docs.empty()) return {};
-  if (docs.size() > 1) {
-    throw InputError(file + ": " + std::to_string(docs.size()) +
-                     " YAML documents (one expected; remove the '---' separators)");
-  }
-  CheckYamlNode(docs[0], file, 0);
-  return docs[0];
+  size_t nodes = 0;
+  CheckYamlNode(doc, file, 0, nodes);
+  return doc;
 }
 
 YAML::Node LoadYamlFile(const std::string& path) {

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/kill_point.h"
 #include "models/counts.h"
 
 namespace dcnas::models::libtorch {
@@ -142,6 +143,7 @@ void RunDirectory::SaveEpoch(GraphModule& module, ::torch::optim::Optimizer& opt
   fs::remove_all(dir / name, ec);
   fs::rename(tmp, dir / name);
   SyncPath(dir.string());
+  KillPoint("train.epoch-dir-renamed");  // the new epoch is on disk, state.json still names the old
   nlohmann::json lines = nlohmann::json::array();
   for (const auto& h : history) lines.push_back(MetricsJson(h));
   WriteFileAtomic((dir / "state.json").string(),
@@ -152,7 +154,8 @@ void RunDirectory::SaveEpoch(GraphModule& module, ::torch::optim::Optimizer& opt
                           .dump(1) +
                       "\n");
   SyncPath(dir.string());
-  RemoveStray(dir, name);  // the previous epoch's checkpoint, now superseded
+  KillPoint("train.state-written");  // committed; the superseded epoch not yet removed
+  RemoveStray(dir, name);            // the previous epoch's checkpoint, now superseded
   WriteMetrics(history);
 }
 

@@ -47,6 +47,17 @@ Forest Forest::FromUbj(std::string_view ubj) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(std::string("XGBoost model: not UBJSON: ") + e.what());
   }
+  try {
+    return FromJson(model);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("XGBoost model: a field of the wrong type: ") + e.what());
+  } catch (const std::logic_error& e) {  // std::stoul and friends: invalid_argument, out_of_range
+    if (dynamic_cast<const InternalError*>(&e) != nullptr) throw;
+    throw InputError(std::string("XGBoost model: a malformed number: ") + e.what());
+  }
+}
+
+Forest Forest::FromJson(const nlohmann::json& model) {
   const auto& learner = At(model, "learner", "model");
   const auto objective = String(At(learner, "objective", "learner"), "name", "learner.objective");
   if (objective != "reg:squarederror") {

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "search/surrogate/xgboost.h"
 
 namespace dcnas::search::surrogate {
@@ -36,6 +38,9 @@ class Forest {
   float base_score() const { return base_score_; }
 
  private:
+  // The parse behind FromUbj (which turns json and std::sto* exceptions into InputError).
+  static Forest FromJson(const nlohmann::json& model);
+
   // Children are stored next to each other (breadth-first renumbering), so a walk step is
   // `left + !(x[feature] < value)`, without a branch. A leaf has value +inf and left = itself, so
   // finite inputs stay on it; inputs holding NaN or inf take a slower path that checks leaves.

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Every numeric option of every command refuses NaN, infinities and values outside its range with
+# exit 2 naming the option; unsigned options refuse a minus sign. The ranges are the table in
+# cli/cli.cc (OptionRanges); each command's --help says which of them it has.
+set -u
+dcnas="$1"
+# shellcheck source=smoke_lib.sh
+source "$(dirname "$0")/smoke_lib.sh"
+root="${DCNAS_SOURCE_ROOT:?}"
+
+# name lo hi, from the table
+sed -n '/kRanges = {/,/^  };/p' "$root/cli/cli.cc" |
+  sed -nE 's/^ *\{"([a-z-]+)", ([-0-9.e<() ]+), ([-0-9.e<()kU64 ]+)\},.*/\1 \2 \3/p' >"$tmp/ranges"
+[ "$(wc -l <"$tmp/ranges")" -ge 40 ] || { echo "FAIL range table not read: $(wc -l <"$tmp/ranges") rows"; exit 1; }
+
+commands=("models list" "models summary" "models show" "models export" "sim" "roofline" "sweep"
+  "compare" "calibrate" "space show" "space sample" "space decode" "accuracy-data stats" "search"
+  "search compare" "scale")
+"$dcnas" --help | grep -q "^  surrogate" && commands+=("surrogate fit" "surrogate eval" "surrogate predict")
+"$dcnas" --help | grep -q "^  train" &&
+  commands+=("measure" "train" "accuracy-data generate" "search finalists")
+
+tested=0
+for c in "${commands[@]}"; do
+  # shellcheck disable=SC2086
+  "$dcnas" $c --help >"$tmp/help" 2>"$tmp/err" || { echo "FAIL $c --help: $(head -2 "$tmp/err")"; fails=$((fails + 1)); continue; }
+  while read -r name lo hi; do
+    grep -qE -- "--$name arg" "$tmp/help" || continue
+    case "$hi" in *"<<"*) hi=$(( ${hi//[()]/} )) ;; esac
+    # NaN in every command that has the option (Parse applies the table everywhere); the other
+    # values once per option name (its range is the same in every command).
+    values=(nan)
+    first=0
+    grep -qx -- "$name" "$tmp/seen" 2>/dev/null || { first=1; values+=(inf -inf 1e300); echo "$name" >>"$tmp/seen"; }
+    for v in "${values[@]}"; do
+      # shellcheck disable=SC2086
+      check "$c --$name $v" 2 "$dcnas" $c "--$name" "$v"
+      contains "$c --$name $v: named" "$tmp/err" "--$name"
+    done
+    if [ "$first" -eq 1 ] && [ "$hi" != "kU64" ]; then
+      above=$(python3 -c "import sys; print(repr(float(sys.argv[1]) * 2 + 1))" "$hi")
+      # shellcheck disable=SC2086
+      check "$c --$name $above (above $hi)" 2 "$dcnas" $c "--$name" "$above"
+    fi
+    tested=$((tested + 1))
+  done <"$tmp/ranges"
+done
+# Below the range: integer options whose lower bound is 0 or more.
+check "search --seed -1 (unsigned)" 2 "$dcnas" search --seed -1
+contains "seed sign named" "$tmp/err" "must not be negative"
+check "space sample --seed -1" 2 "$dcnas" space sample --seed -1
+check "calibrate --k-folds 1" 2 "$dcnas" calibrate --k-folds 1
+contains "k-folds range" "$tmp/err" "out of range \[2,"
+check "calibrate --regularization -1" 2 "$dcnas" calibrate --regularization -1
+check "sim --batch 0" 2 "$dcnas" sim efficientnet-b0 --batch 0
+check "models show --width 0" 2 "$dcnas" models show --blocks r1_k3_s11_e1_i32_o16 --width 0
+check "scale --tolerance -0.1" 2 "$dcnas" scale efficientnet-b0 --tolerance -0.1
+check "in-range value still works" 0 "$dcnas" models show efficientnet-b0 --batch 2 --resolution 224
+echo "numeric options tested: $tested"
+[ "$tested" -ge 50 ] || { echo "FAIL too few options tested"; fails=$((fails + 1)); }
+smoke_finish
