@@ -114,6 +114,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"train-limit-eval", 0, 100000000},
       {"min-surrogate-tau", -1, 1},
       {"in-flight", 1, 1000000},
+      {"task-timeout", 0, 1e7},
   };
   return kRanges;
 }

@@ -1,16 +1,22 @@
 // dcnas accuracy-data generate | stats
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "cli/cli.h"
 #include "cli/recipe_options.h"
 #include "common/table.h"
 #include "search/accuracy_data.h"
+#include "search/executor.h"
 #include "search/space.h"
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/train.h"
 #include "search/generate.h"
+#endif
+#ifdef DCNAS_WITH_MPI
+#include "search/mpi_executor.h"
 #endif
 
 namespace dcnas::cli {
@@ -26,6 +32,8 @@ int Generate(const Args& args) {
   std::string space_file;
   search::GenerateOptions g;
   RecipeArgs recipe;
+  std::string executor;
+  double timeout_s = 0.0;
   options.add_options()("space", po::value(&space_file), "search-space YAML file")(
       "count", po::value(&g.count)->default_value(0), "architectures to sample and train")(
       "seed", po::value(&g.seed)->default_value(0), "seed of the sampling (and of the runs)")(
@@ -39,7 +47,12 @@ int Generate(const Args& args) {
       "Fashion-MNIST directory")("limit-eval", po::value(&g.limit_eval)->default_value(0),
                                  "validate and test on at most this many images (smoke tests)")(
       "out", po::value(&g.out), "accuracy CSV (appended one fsync'ed row per finished run)")(
-      "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing");
+      "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing")(
+      "executor", po::value(&executor)->default_value("process"),
+      "process (forked workers, --jobs at a time) or mpi (under mpirun: rank 0 writes the file, "
+      "the other ranks train)")("task-timeout", po::value(&timeout_s)->default_value(0.0),
+                                "--executor mpi: seconds one training may take before its "
+                                "worker is given up on (0: no limit)");
   AddRecipeOptions(options, recipe);
   po::variables_map vm;
   if (!Parse(args,
@@ -52,9 +65,37 @@ int Generate(const Args& args) {
     return 0;
   }
   if (space_file.empty()) throw UsageError("accuracy-data generate: --space is required");
+  if (executor != "mpi" && search::LauncherRanks() > 1) {
+    throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
+                     " ranks but without --executor mpi: every rank would run the whole plan");
+  }
   const search::Space space = search::Space::Load(space_file);
   g.recipe = ResolveRecipe(recipe, space);
-  const auto summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
+  search::GenerateSummary summary;
+  if (executor == "mpi") {
+#ifdef DCNAS_WITH_MPI
+    if (g.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
+    search::ValidateRecipe(g.recipe, g.jobs);
+    std::optional<models::libtorch::TrainingData> data;  // workers only
+    const bool master = search::RunMasterWorker(
+        timeout_s,
+        [&] {
+          data.emplace(models::libtorch::TrainingData::Load(g.data_dir));
+          return search::GenerateWorker(space, g, *data);
+        },
+        [&](search::Executor& mpi_executor) {
+          summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true),
+                                     mpi_executor);
+        });
+    if (!master) return 0;
+#else
+    throw UsageError("--executor mpi: this dcnas was built without MPI (install libopenmpi-dev)");
+#endif
+  } else if (executor == "process") {
+    summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
+  } else {
+    throw UsageError("unknown --executor '" + executor + "' (valid: process, mpi)");
+  }
   std::cerr << "accuracy-data: " << summary.trained << " trained, " << summary.already_done
             << " already done, " << summary.failed << " failed of " << summary.planned
             << " planned -> " << g.out << "\n";

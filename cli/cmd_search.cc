@@ -1,6 +1,7 @@
 // dcnas search: architecture search scored by the simulator (or a latency table) and the
 // accuracy surrogate (or an accuracy table), journaled and resumable.
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -13,9 +14,13 @@
 #include "common/table.h"
 #include "common/text.h"
 #include "search/compare.h"
+#include "search/executor.h"
 #include "search/objectives.h"
 #include "search/run.h"
 #include "search/space.h"
+#ifdef DCNAS_WITH_MPI
+#include "search/mpi_executor.h"
+#endif
 #ifdef DCNAS_WITH_XGBOOST
 #include "search/surrogate_objective.h"
 #endif
@@ -97,6 +102,8 @@ struct SearchArgs {
   TrainArgs train;
   int finalists = 0;
   std::string finalists_recipe;
+  std::string executor = "process";
+  double task_timeout_s = 0.0;
 };
 
 void AddSearchOptions(po::options_description& options, SearchArgs& a) {
@@ -134,6 +141,11 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
       "candidates asked per round before any is told (asynchronous search; recorded in the "
       "journal)")("threads", po::value(&o.threads)->default_value(o.threads),
                   "threads scoring a round's candidates (the result does not depend on it)")(
+      "executor", po::value(&a.executor)->default_value(a.executor),
+      "process (this process, --threads) or mpi (under mpirun: rank 0 searches and journals, "
+      "the other ranks simulate each round's candidates; the result does not depend on it)")(
+      "task-timeout", po::value(&a.task_timeout_s)->default_value(0.0),
+      "--executor mpi: seconds a worker may take for one candidate (0: no limit)")(
       "references", po::value(&a.references)->default_value(Join(o.references, ",")),
       "zoo models scored beside the search (pareto.svg, best.txt, summary.json); none: no "
       "references");
@@ -386,8 +398,35 @@ int RunSearch(const Args& args) {
         "recipe)");
   }
   SearchStatus status;
-  const auto result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
-                                        [&status](const search::SearchProgress& p) { status(p); });
+  search::SearchResult result;
+  if (a.executor == "mpi") {
+#ifdef DCNAS_WITH_MPI
+    if (a.o.threads != 1)
+      throw UsageError("--executor mpi: the workers are the MPI ranks; drop --threads");
+    if (a.finalists > 0)
+      throw UsageError("--executor mpi: run `dcnas search finalists` after the search");
+    const bool master = search::RunMasterWorker(
+        a.task_timeout_s, [&] { return search::SearchWorker(space, *latency); },
+        [&](search::Executor& mpi_executor) {
+          a.o.executor = &mpi_executor;
+          result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
+                                     [&status](const search::SearchProgress& p) { status(p); });
+          a.o.executor = nullptr;
+        });
+    if (!master) return 0;
+#else
+    throw UsageError("--executor mpi: this dcnas was built without MPI (install libopenmpi-dev)");
+#endif
+  } else if (a.executor == "process") {
+    if (search::LauncherRanks() > 1) {
+      throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
+                       " ranks but without --executor mpi: every rank would run the whole search");
+    }
+    result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
+                               [&status](const search::SearchProgress& p) { status(p); });
+  } else {
+    throw UsageError("unknown --executor '" + a.executor + "' (valid: process, mpi)");
+  }
   const auto& best = result.points.at(result.best);
   std::cout << "search " << a.o.strategy << " (seed " << a.o.seed << ") over " << space.name()
             << ": " << result.points.size() << " evaluations (" << result.replayed

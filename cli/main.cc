@@ -1,5 +1,6 @@
 // dcnas: the command-line entry point. Each subcommand lives in its own cli/cmd_*.cc file; this
 // file dispatches and turns exceptions into exit codes (0 ok, 2 bad usage or input, 1 other).
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -45,6 +46,15 @@ const std::vector<Command>& Commands() {
   return kCommands;
 }
 
+// Under mpirun every rank parses the same command line and fails the same way: rank 0 speaks.
+bool FirstRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    const char* rank = std::getenv(name);
+    if (rank != nullptr) return std::string(rank) == "0";
+  }
+  return true;
+}
+
 void PrintUsage(std::ostream& out) {
   out << "dcnas " << DCNAS_VERSION
       << ": fast model families for datacenter accelerators\n\n"
@@ -81,10 +91,10 @@ int main(int argc, char** argv) {
               << " (dcnas --help lists them)\n";
     return 2;
   } catch (const dcnas::InputError& e) {
-    std::cerr << "dcnas: error: " << e.what() << "\n";
+    if (FirstRank()) std::cerr << "dcnas: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "dcnas: failure: " << e.what() << "\n";
+    if (FirstRank()) std::cerr << "dcnas: failure: " << e.what() << "\n";
     return 1;
   }
 }

@@ -374,7 +374,7 @@ Graph GraphFromJsonString(const std::string& text, const std::string& source) {
       }
       return true;
     });
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw InputError(source + ": malformed JSON: " + e.what());
   }
   return GraphFromJson(j, source);

@@ -7,6 +7,7 @@ packages=(
   libboost-graph-dev libboost-program-options-dev libeigen3-dev libyaml-cpp-dev
   nlohmann-json3-dev zlib1g-dev catch2 libbenchmark-dev
   libtorch-dev libopenblas0-pthread dataset-fashion-mnist libxgboost-dev
+  openmpi-bin libopenmpi-dev
 )
 missing=()
 for p in "${packages[@]}"; do

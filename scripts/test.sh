@@ -7,7 +7,8 @@
 #   notorch   clang++, -Dtorch=disabled, -Werror: build, every meson test suite but lint (the
 #             sources are the same)
 #   tidy      clang-tidy (.clang-tidy) over the core sources (scripts/clang-tidy.sh)
-#   sanitize  clang++ with ASan+UBSan (-fno-sanitize-recover=all) and libFuzzer, -Dtorch=disabled:
+#   sanitize  clang++ with ASan+UBSan (-fno-sanitize-recover=all) and libFuzzer, -Dtorch=disabled
+#             -Dmpi=disabled (OpenMPI's own allocations at exit would read as leaks):
 #             every meson test suite but lint and slow (unit, relational, golden, smoke, and the
 #             fuzz targets over their regression corpora), then scripts/fuzz.sh fuzzes each
 #             target for FUZZ_SECONDS (60) as one more step
@@ -112,7 +113,7 @@ for l in $legs; do
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
       export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1"
       leg sanitize "$prefix-sanitize" "${CXX_NOTORCH:-clang++}" --buildtype=debugoptimized \
-        -Dwerror=true -Dtorch=disabled -Dfuzz=enabled -Db_sanitize=address,undefined \
+        -Dwerror=true -Dtorch=disabled -Dmpi=disabled -Dfuzz=enabled -Db_sanitize=address,undefined \
         -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all \
         -Dcpp_link_args=-fno-sanitize-recover=all -- --no-suite lint --no-suite slow "$@"
       if [ -x "$prefix-sanitize/tests/fuzz/fuzz_graph_json" ]; then

@@ -1,18 +1,14 @@
 #include "search/generate.h"
 
 #include <malloc.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "common/errors.h"
@@ -84,21 +80,29 @@ std::string TrainInChild(const std::function<models::Graph()>& build, uint64_t s
   }
 }
 
-struct Running {
-  size_t job = 0;
-  int fd = -1;
-};
-
-std::string ReadAll(int fd) {
-  std::string out;
-  char buf[4096];
-  while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
+// A worker's result: TrainInChild's JSON, or the executor's error (a worker that died).
+ProxyRunResult ParseRunResult(const WorkResult& w) {
+  ProxyRunResult r;
+  if (!w.error.empty()) {
+    r.error = w.error;
+    return r;
   }
-  return out;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(w.payload);
+  } catch (const std::exception&) {
+    r.error = "worker returned no result";
+    return r;
+  }
+  if (j.contains("error")) {
+    r.error = j["error"].get<std::string>();
+    return r;
+  }
+  r.val_accuracy = j["val_accuracy"].get<double>();
+  r.test_accuracy = j["test_accuracy"].get<double>();
+  r.proxy_params = j["proxy_params"].get<int64_t>();
+  r.train_time_s = j["train_time_s"].get<double>();
+  return r;
 }
 
 }  // namespace
@@ -197,68 +201,51 @@ void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe
                     const lt::TrainingData& data, const std::string& data_dir, int64_t limit_eval,
                     const std::function<void(size_t, const ProxyRunResult&)>& done) {
   ValidateRecipe(recipe, jobs);
-  const pid_t parent = ::getpid();
-  std::map<pid_t, Running> running;
+  // Each run in a forked child: the closures in `runs` are inherited, the payload is the index.
+  const auto executor = MakeProcessExecutor(jobs, [&](const std::string& payload) {
+    const ProxyRun& run = runs[std::stoul(payload)];
+    return TrainInChild(run.build, run.seed, recipe, data_dir, limit_eval, data);
+  });
   size_t next = 0;
-  while (next < runs.size() || !running.empty()) {
-    while (next < runs.size() && static_cast<int>(running.size()) < jobs) {
-      const size_t j = next++;
-      int fds[2];
-      if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-      Running run{j, fds[0]};
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-      if (pid == 0) {
-        ::close(fds[0]);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(1);
-        const std::string msg =
-            TrainInChild(runs[j].build, runs[j].seed, recipe, data_dir, limit_eval, data);
-        size_t off = 0;
-        while (off < msg.size()) {
-          const ssize_t n = ::write(fds[1], msg.data() + off, msg.size() - off);
-          if (n <= 0) ::_exit(1);
-          off += static_cast<size_t>(n);
-        }
-        ::_exit(0);
-      }
-      ::close(fds[1]);
-      running[pid] = run;
+  executor->Run(
+      [&]() -> std::optional<WorkItem> {
+        if (next >= runs.size()) return std::nullopt;
+        const size_t i = next++;
+        return WorkItem{i, std::to_string(i)};
+      },
+      [&](const WorkResult& w) { done(w.index, ParseRunResult(w)); });
+}
+
+WorkHandler GenerateWorker(const Space& space, const GenerateOptions& o,
+                           const lt::TrainingData& data) {
+  ValidateRecipe(o.recipe, o.jobs);
+  ProxySettings proxy = space.proxy();
+  proxy.resolution = o.recipe.resolution;
+  proxy.width = o.recipe.width;
+  proxy.removed_downsamples = o.recipe.removed_downsamples;
+  auto jobs = std::make_shared<const std::vector<Job>>(PlanJobs(space, o));
+  return [&space, &data, o, proxy, jobs](const std::string& payload) {
+    size_t used = 0;
+    const unsigned long i = std::stoul(payload, &used);
+    if (used != payload.size() || i >= jobs->size()) {
+      throw InternalError("generation worker: job '" + payload + "' is not in the plan");
     }
-    // Wait for whichever worker finishes first, then read its pipe: a worker's message fits in
-    // the pipe buffer, so it never blocks before exiting.
-    int status = 0;
-    pid_t pid = -1;
-    do {
-      pid = ::waitpid(-1, &status, 0);
-    } while (pid < 0 && errno == EINTR);
-    if (pid < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const Running run = it->second;
-    running.erase(it);
-    const std::string msg = ReadAll(run.fd);
-    ::close(run.fd);
-    ProxyRunResult r;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(msg);
-    } catch (const std::exception&) {
-      r.error = "worker exited without a result (status " + std::to_string(status) + ")";
-    }
-    if (r.error.empty() && j.contains("error")) r.error = j["error"].get<std::string>();
-    if (r.error.empty()) {
-      r.val_accuracy = j["val_accuracy"].get<double>();
-      r.test_accuracy = j["test_accuracy"].get<double>();
-      r.proxy_params = j["proxy_params"].get<int64_t>();
-      r.train_time_s = j["train_time_s"].get<double>();
-    }
-    done(run.job, r);
-  }
+    const Job& job = (*jobs)[i];
+    return TrainInChild([&] { return space.BuildProxy(job.encoding, job.scaling, proxy); },
+                        job.seed, o.recipe, o.data_dir, o.limit_eval, data);
+  };
 }
 
 GenerateSummary Generate(const Space& space, const GenerateOptions& o,
                          const GenerateProgress& progress) {
+  ValidateRecipe(o.recipe, o.jobs);
+  const lt::TrainingData data = lt::TrainingData::Load(o.data_dir);
+  const auto executor = MakeProcessExecutor(o.jobs, GenerateWorker(space, o, data));
+  return Generate(space, o, progress, *executor);
+}
+
+GenerateSummary Generate(const Space& space, const GenerateOptions& o,
+                         const GenerateProgress& progress, Executor& executor) {
   ValidateRecipe(o.recipe, o.jobs);
   if (o.out.empty()) throw InputError("--out is required");
   const auto start = std::chrono::steady_clock::now();
@@ -288,25 +275,21 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
   }
   progress(std::to_string(summary.planned) + " runs planned, " +
                std::to_string(summary.already_done) + " already in " + o.out + ", " +
-               std::to_string(pending.size()) + " to train with " + std::to_string(o.jobs) +
-               " worker(s)",
+               std::to_string(pending.size()) + " to train with " +
+               std::to_string(executor.workers()) + " worker(s) (" + executor.name() + ")",
            true);
   if (pending.empty()) return summary;
 
-  ProxySettings proxy = space.proxy();
-  proxy.resolution = o.recipe.resolution;
-  proxy.width = o.recipe.width;
-  proxy.removed_downsamples = o.recipe.removed_downsamples;
-  std::vector<ProxyRun> runs;
-  for (size_t i : pending) {
-    const Job& job = jobs[i];
-    runs.push_back(
-        {rows[i].encoding,
-         [&space, &job, proxy] { return space.BuildProxy(job.encoding, job.scaling, proxy); },
-         job.seed});
-  }
-  TrainProxyRuns(
-      runs, o.recipe, o.jobs, o.data_dir, o.limit_eval, [&](size_t k, const ProxyRunResult& r) {
+  size_t next = 0;
+  executor.Run(
+      [&]() -> std::optional<WorkItem> {
+        if (next >= pending.size()) return std::nullopt;
+        const size_t k = next++;
+        return WorkItem{k, std::to_string(pending[k])};
+      },
+      [&](const WorkResult& w) {
+        const size_t k = w.index;
+        const ProxyRunResult r = ParseRunResult(w);
         AccuracyRow& row = rows[pending[k]];
         if (!r.error.empty()) {
           ++summary.failed;

@@ -17,6 +17,7 @@
 #include "models/graph.h"
 #include "models/torch/dataset.h"
 #include "search/accuracy_data.h"
+#include "search/executor.h"
 #include "search/space.h"
 
 namespace dcnas::search {
@@ -99,8 +100,18 @@ void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe
                     int64_t limit_eval,
                     const std::function<void(size_t, const ProxyRunResult&)>& done);
 
-// Runs the plan; throws InputError when `out` exists without `resume`, or its rows belong to
-// another space.
+// The worker side of a generation: trains the job whose index in PlanJobs(space, options) is
+// the payload, and returns its result (JSON). Every worker plans for itself; the plan is
+// deterministic, so only the index travels.
+WorkHandler GenerateWorker(const Space& space, const GenerateOptions& options,
+                           const models::libtorch::TrainingData& data);
+
+// Runs the plan on `executor` (whose workers run GenerateWorker); this process appends the rows
+// as results arrive. Throws InputError when `out` exists without `resume`, or its rows belong
+// to another space.
+GenerateSummary Generate(const Space& space, const GenerateOptions& options,
+                         const GenerateProgress& progress, Executor& executor);
+// The same on the in-process executor (options.jobs forked workers), loading the dataset.
 GenerateSummary Generate(const Space& space, const GenerateOptions& options,
                          const GenerateProgress& progress);
 

@@ -134,7 +134,8 @@ nlohmann::json ReferencesJson(const SearchResult& result, const Space& space) {
 // then the accuracies in one batch.
 class Scorer {
  public:
-  Scorer(LatencyObjective& latency, int threads) : latency_(latency) {
+  Scorer(const Space& space, LatencyObjective& latency, int threads, Executor* executor)
+      : space_(space), latency_(latency), executor_(executor) {
     for (int t = 1; t < threads; ++t) copies_.push_back(latency.Clone());
   }
 
@@ -143,6 +144,48 @@ class Scorer {
     const size_t n = candidates.size();
     latencies.assign(n, 0.0);
     std::vector<std::optional<ArchCounts>> counts(n);
+    if (executor_ != nullptr) {
+      Distribute(candidates, latencies, counts);
+    } else {
+      Local(candidates, latencies, counts);
+    }
+    std::vector<Encoding> encodings;
+    std::vector<ArchCounts> known;
+    for (size_t i = 0; i < n; ++i) {
+      encodings.push_back(candidates[i].encoding);
+      if (counts[i]) known.push_back(*counts[i]);
+    }
+    if (known.size() != n) known.clear();
+    accuracy.AccuracyBatch(encodings, known, accuracies);
+  }
+
+ private:
+  // On the executor's workers: one job per candidate, results placed by index.
+  void Distribute(const std::vector<Candidate>& candidates, std::vector<double>& latencies,
+                  std::vector<std::optional<ArchCounts>>& counts) {
+    size_t next = 0;
+    executor_->Run(
+        [&]() -> std::optional<WorkItem> {
+          if (next >= candidates.size()) return std::nullopt;
+          const size_t i = next++;
+          return WorkItem{i, space_.ToText(candidates[i].encoding)};
+        },
+        [&](const WorkResult& r) {
+          if (!r.error.empty()) {
+            throw InputError("candidate " + space_.ToText(candidates[r.index].encoding) +
+                             ": worker " + std::to_string(r.worker) + ": " + r.error);
+          }
+          const nlohmann::json j = nlohmann::json::parse(r.payload);
+          latencies[r.index] = j.at("latency_ms").get<double>();
+          if (j.contains("params")) {
+            counts[r.index] = ArchCounts{j["params"].get<double>(), j["flops"].get<double>()};
+          }
+        });
+  }
+
+  void Local(const std::vector<Candidate>& candidates, std::vector<double>& latencies,
+             std::vector<std::optional<ArchCounts>>& counts) {
+    const size_t n = candidates.size();
     const size_t workers = std::min(copies_.size() + 1, n);
     auto run = [&](size_t w) {
       LatencyObjective& objective = w == 0 ? latency_ : *copies_[w - 1];
@@ -176,22 +219,28 @@ class Scorer {
         if (e) std::rethrow_exception(e);
       }
     }
-    std::vector<Encoding> encodings;
-    std::vector<ArchCounts> known;
-    for (size_t i = 0; i < n; ++i) {
-      encodings.push_back(candidates[i].encoding);
-      if (counts[i]) known.push_back(*counts[i]);
-    }
-    if (known.size() != n) known.clear();
-    accuracy.AccuracyBatch(encodings, known, accuracies);
   }
 
- private:
+  const Space& space_;
   LatencyObjective& latency_;
+  Executor* executor_;
   std::vector<std::unique_ptr<LatencyObjective>> copies_;
 };
 
 }  // namespace
+
+WorkHandler SearchWorker(const Space& space, LatencyObjective& latency) {
+  return [&space, &latency](const std::string& payload) {
+    std::optional<ArchCounts> counts;
+    const double ms = latency.LatencyAndCounts(space.FromText(payload), counts);
+    nlohmann::json j = {{"latency_ms", ms}};
+    if (counts) {
+      j["params"] = counts->params;
+      j["flops"] = counts->flops;
+    }
+    return j.dump();
+  };
+}
 
 double SearchReward(const SearchOptions& options, double accuracy, double latency_ms) {
   return options.hard ? HardReward(accuracy, latency_ms, options.target_ms)
@@ -257,7 +306,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
     throw InternalError(path + ": more results than the budget recorded in its header");
   }
 
-  Scorer scorer(latency, options.threads);
+  Scorer scorer(space, latency, options.threads, options.executor);
   SearchProgress p;
   p.budget = options.budget;
   p.best_reward = -std::numeric_limits<double>::infinity();

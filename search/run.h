@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "models/builder.h"
+#include "search/executor.h"
 #include "search/objectives.h"
 #include "search/references.h"
 #include "search/space.h"
@@ -50,6 +51,10 @@ struct SearchOptions {
   models::BuildOptions graph_options;
   // Zoo models scored beside the search (search/references.h); not part of the journal.
   std::vector<std::string> references = DefaultReferences();
+  // Where latencies are computed: null, here on `threads` threads; else on the executor's
+  // workers (SearchWorker), a round's candidates spread over them. The accuracies of a round are
+  // predicted here in one batch either way, so the journal does not depend on it.
+  Executor* executor = nullptr;
 };
 
 // Asks per round of the predictor strategy (each round scores a pool of StrategyOptions::pool_size
@@ -90,6 +95,10 @@ double SearchReward(const SearchOptions& options, double accuracy, double latenc
 // The configuration recorded in the journal: strategy, seed, budget, reward, objectives.
 nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjective& accuracy,
                             const LatencyObjective& latency);
+
+// The worker side of a distributed search: simulates the candidate whose encoding text is the
+// payload and returns its latency and full-size counts (JSON).
+WorkHandler SearchWorker(const Space& space, LatencyObjective& latency);
 
 // Runs (or with options.resume continues) the search in `run_dir` (created if missing) and
 // writes its outputs. Throws InputError for a bad option (unknown strategy, target <= 0, budget

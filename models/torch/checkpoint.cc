@@ -100,7 +100,15 @@ std::vector<EpochMetrics> RunDirectory::Start(GraphModule& module,
                        " already holds a run (state.json); pass --resume to continue "
                        "it or choose another --out");
     }
-    const nlohmann::json state = nlohmann::json::parse(ReadFile(state_path.string()));
+    nlohmann::json state;
+    try {
+      state = nlohmann::json::parse(ReadFile(state_path.string()));
+      (void)state.at("config");
+      (void)state.at("history").size();
+      (void)state.at("epochs_done").get<int>();
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(state_path.string() + ": not a dcnas train state: " + e.what());
+    }
     if (state.at("config") != config_) {
       throw InputError(state_path.string() + ": the checkpoint was made with other settings: " +
                        state.at("config").dump() + " (this run: " + config_.dump() + ")");
@@ -112,10 +120,24 @@ std::vector<EpochMetrics> RunDirectory::Start(GraphModule& module,
       throw InputError(state_path.string() + ": names checkpoint " + checkpoint +
                        ", which is missing");
     }
-    ::torch::load(module, (from / "checkpoint.pt").string());
-    ::torch::load(optimizer, (from / "optimizer.pt").string());
+    if (checkpoint.find('/') != std::string::npos || checkpoint.starts_with(".")) {
+      throw InputError(state_path.string() + ": checkpoint '" + checkpoint +
+                       "' is not an epoch directory of this run");
+    }
+    try {
+      ::torch::load(module, (from / "checkpoint.pt").string());
+      ::torch::load(optimizer, (from / "optimizer.pt").string());
+    } catch (const c10::Error& e) {
+      throw InputError(
+          (from / "checkpoint.pt").string() +
+          ": unreadable checkpoint (or one of another network): " + e.what_without_backtrace());
+    }
     RemoveStray(dir, checkpoint);
-    for (const auto& m : state.at("history")) history.push_back(MetricsFromJson(m));
+    try {
+      for (const auto& m : state.at("history")) history.push_back(MetricsFromJson(m));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(state_path.string() + ": history: " + e.what());
+    }
     if (static_cast<int>(history.size()) != state.at("epochs_done").get<int>()) {
       throw InputError(state_path.string() + ": epochs_done is " + state.at("epochs_done").dump() +
                        " but the history has " + std::to_string(history.size()) + " epochs");

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# accuracy-data generate on MPI (mpirun -np 3: a master and two workers) on one machine: the rows
+# equal the in-process run's (order aside, training time aside); a worker killed with -9 aborts
+# the job with the finished rows kept, and mpirun ... --resume completes it, nothing lost or
+# trained twice; misuse exits 2.
+set -u
+dcnas="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/../cli/smoke_lib.sh"
+if ! command -v mpirun >/dev/null || ! "$dcnas" accuracy-data generate --help | grep -q -- "--executor"; then
+  echo "no mpirun or no LibTorch: skipped"; exit 0
+fi
+if ! "$dcnas" accuracy-data generate --executor mpi --space /nonexistent 2>&1 | grep -qv "built without MPI"; then
+  echo "dcnas built without MPI: skipped"; exit 0
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+space="$DCNAS_SOURCE_ROOT/data/search_spaces/dc-accelerator.yaml"
+opts=(--space "$space" --count 5 --seed 4 --epochs 1 --train-images 1000 --limit-eval 256
+      --proxy-resolution 16)
+strip() {  # rows without the train_time_s column, sorted
+  python3 - "$1" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+h = rows[0]; i = h.index("train_time_s")
+for r in sorted(rows[1:]):
+    print(",".join(r[:i] + r[i+1:]))
+PY
+}
+same() {  # same NAME A B
+  if [ "$(strip "$2")" = "$(strip "$3")" ] && [ -n "$(strip "$2")" ]; then echo "ok   $1"; else
+    echo "FAIL $1"; diff <(strip "$2") <(strip "$3") | head -5; fails=$((fails + 1)); fi
+}
+
+check "in-process run" 0 "$dcnas" accuracy-data generate "${opts[@]}" --out "$tmp/ref.csv"
+check "mpirun -np 3" 0 mpirun -np 3 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --out "$tmp/mpi.csv"
+contains "two MPI workers" "$tmp/err" "with 2 worker(s) (mpi)"
+same "MPI rows equal the in-process rows" "$tmp/ref.csv" "$tmp/mpi.csv"
+
+# Misuse: exit 2 with the reason, the file untouched.
+cp "$tmp/mpi.csv" "$tmp/before.csv"
+check "existing file without --resume" 2 mpirun -np 3 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --out "$tmp/mpi.csv"
+contains "names the file" "$tmp/err" "mpi.csv: exists"
+cmp -s "$tmp/mpi.csv" "$tmp/before.csv" && echo "ok   file untouched" || { echo "FAIL file changed"; fails=$((fails + 1)); }
+check "--executor mpi with one rank" 2 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --out "$tmp/one.csv"
+contains "needs a worker" "$tmp/err" "at least one worker"
+check "mpirun without --executor mpi" 2 mpirun -np 2 "$dcnas" accuracy-data generate "${opts[@]}" --out "$tmp/two.csv"
+contains "names the problem" "$tmp/err" "without --executor mpi"
+check "--jobs with --executor mpi" 2 mpirun -np 2 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --jobs 2 --out "$tmp/three.csv"
+[ ! -e "$tmp/one.csv" ] && [ ! -e "$tmp/two.csv" ] && [ ! -e "$tmp/three.csv" ] && echo "ok   nothing written" ||
+  { echo "FAIL a refused run wrote a file"; fails=$((fails + 1)); }
+
+# kill -9 of a worker rank once a row is in: OpenMPI aborts the job; the rows stay; --resume ends it.
+mpirun -np 3 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --out "$tmp/k.csv" >"$tmp/k.out" 2>&1 &
+job=$!
+for _ in $(seq 1 600); do
+  [ -f "$tmp/k.csv" ] && [ "$(wc -l <"$tmp/k.csv")" -ge 2 ] && break
+  sleep 0.1
+done
+worker=""
+for pid in $(pgrep -f "generate.*$tmp/k.csv"); do
+  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" && worker=$pid
+done
+if [ -n "$worker" ]; then
+  kill -9 "$worker"
+  echo "ok   killed worker rank 1 (pid $worker) after $(($(wc -l <"$tmp/k.csv") - 1)) row(s)"
+else
+  echo "FAIL no worker rank 1 found to kill"; fails=$((fails + 1))
+fi
+timeout 120 tail --pid="$job" -f /dev/null
+wait "$job"
+rc=$?
+[ "$rc" -ne 0 ] && echo "ok   the job aborted (exit $rc)" || { echo "FAIL the job ended with 0 after a worker died"; fails=$((fails + 1)); }
+sleep 0.5
+pgrep -f "generate.*$tmp/k.csv" >/dev/null && { echo "FAIL ranks outlived the aborted job"; fails=$((fails + 1)); }
+kept=$(($(wc -l <"$tmp/k.csv") - 1))
+check "the rows written before the kill parse" 0 "$dcnas" accuracy-data stats --file "$tmp/k.csv"
+check "mpirun --resume" 0 mpirun -np 3 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --out "$tmp/k.csv" --resume
+contains "resume trains only the rest" "$tmp/err" "$kept already in"
+same "killed + resumed equals the in-process run" "$tmp/ref.csv" "$tmp/k.csv"
+smoke_finish
