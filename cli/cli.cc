@@ -105,7 +105,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"scaling", 1e-3, 1e3},
       {"target-ms", 1e-9, 1e9},
       {"finalists", 0, 100000},
-      {"w", -10, 10},
+      {"w", -10, 0},
       {"warmup-epochs", 0, 100000},
       {"label-smoothing", 0, 0.999},
       {"crop-pad", 0, 1024},

@@ -144,6 +144,9 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
       "executor", po::value(&a.executor)->default_value(a.executor),
       "process (this process, --threads) or mpi (under mpirun: rank 0 searches and journals, "
       "the other ranks simulate each round's candidates; the result does not depend on it)")(
+      "async", po::bool_switch(&o.asynchronous),
+      "--executor mpi: asynchronous search, each result told as it arrives and replaced by a "
+      "new candidate at once (no round barrier; the journal's order is the arrival order)")(
       "task-timeout", po::value(&a.task_timeout_s)->default_value(0.0),
       "--executor mpi: seconds a worker may take for one candidate (0: no limit)")(
       "references", po::value(&a.references)->default_value(Join(o.references, ",")),

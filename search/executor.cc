@@ -64,14 +64,10 @@ class ProcessExecutor : public Executor {
     const pid_t parent = ::getpid();
     std::map<pid_t, Running> running;
     std::vector<bool> busy(static_cast<size_t>(jobs_), false);
-    bool exhausted = false;
     while (true) {
-      while (!exhausted && static_cast<int>(running.size()) < jobs_) {
+      while (static_cast<int>(running.size()) < jobs_) {
         std::optional<WorkItem> item = next();
-        if (!item) {
-          exhausted = true;
-          break;
-        }
+        if (!item) break;
         int slot = 0;
         while (busy[static_cast<size_t>(slot)]) ++slot;
         // The parent reads a child's result after it exits, so a result must fit in the pipe

@@ -27,7 +27,8 @@ struct WorkResult {
   double seconds = 0.0;
 };
 
-// Next job, or nullopt when there is none (now: the source is asked again after a result).
+// Next job, or nullopt when there is none now: the source is asked again after each result, and
+// Run ends when it has none while nothing is in flight (so a result may create the next job).
 using WorkSource = std::function<std::optional<WorkItem>()>;
 // Called on the caller's thread as each job ends, in the order they end.
 using WorkSink = std::function<void(const WorkResult&)>;
@@ -39,7 +40,7 @@ class Executor {
   virtual ~Executor() = default;
   virtual int workers() const = 0;
   virtual std::string name() const = 0;  // "process" or "mpi"
-  // Asks `next` for jobs while a worker is idle, until it returns nullopt with none in flight.
+  // Asks `next` for jobs while a worker is idle; ends when it has none and none is in flight.
   virtual void Run(const WorkSource& next, const WorkSink& done) = 0;
 };
 

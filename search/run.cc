@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <exception>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -43,6 +45,13 @@ void Validate(const SearchOptions& o) {
   }
   if (o.threads < 1 || o.threads > 256) {
     throw InputError("--threads must be 1..256 (got " + std::to_string(o.threads) + ")");
+  }
+  if (o.asynchronous && o.executor == nullptr) {
+    throw InputError("an asynchronous search needs workers (--executor mpi)");
+  }
+  if (o.asynchronous && o.strategy == "predictor") {
+    throw InputError(
+        "strategy 'predictor' scores pools per round: not with an asynchronous search");
   }
   if (!std::isfinite(o.w) || o.w > 0.0) {
     throw InputError("--w must be a finite exponent <= 0 (got " + nlohmann::json(o.w).dump() + ")");
@@ -252,9 +261,12 @@ nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjectiv
   nlohmann::json reward = {{"kind", options.hard ? "hard" : "mnas"},
                            {"target_ms", options.target_ms}};
   if (!options.hard) reward["w"] = options.w;
-  return {{"strategy", options.strategy},   {"seed", options.seed}, {"budget", options.budget},
-          {"in_flight", options.in_flight}, {"reward", reward},     {"accuracy", accuracy.Config()},
-          {"latency", latency.Config()}};
+  nlohmann::json config = {
+      {"strategy", options.strategy},   {"seed", options.seed}, {"budget", options.budget},
+      {"in_flight", options.in_flight}, {"reward", reward},     {"accuracy", accuracy.Config()},
+      {"latency", latency.Config()}};
+  if (options.asynchronous) config["asynchronous"] = true;
+  return config;
 }
 
 SearchResult RunSearch(const Space& space, const SearchOptions& options,
@@ -311,6 +323,91 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
   p.budget = options.budget;
   p.best_reward = -std::numeric_limits<double>::infinity();
   size_t next = 0;
+  // One told evaluation: the point, the strategy, the best so far and the progress.
+  const auto record = [&](const Candidate& c, SearchPoint point) {
+    strategy->Tell(c, {.reward = point.reward, .objectives = {point.accuracy, -point.latency_ms}});
+    if (point.reward > p.best_reward) {
+      p.best_reward = point.reward;
+      result.best = result.points.size();
+    }
+    result.points.push_back(std::move(point));
+    ++p.evaluations;
+    if (progress) progress(p);
+  };
+  if (options.asynchronous) {
+    // Keep `ask` candidates out; replay the journal in its (arrival) order, then run.
+    std::deque<Candidate> unsent;
+    std::map<uint64_t, Candidate> out;
+    const auto top_up = [&] {
+      while (static_cast<int64_t>(out.size()) < ask &&
+             static_cast<int64_t>(strategy->asked()) < options.budget) {
+        const int n = static_cast<int>(
+            std::min<int64_t>(ask - static_cast<int64_t>(out.size()),
+                              options.budget - static_cast<int64_t>(strategy->asked())));
+        const std::vector<Candidate> asked = strategy->Ask(n);
+        if (asked.empty()) break;
+        for (const Candidate& c : asked) {
+          out[c.id] = c;
+          unsent.push_back(c);
+        }
+      }
+    };
+    top_up();
+    for (; next < journaled.size(); ++next) {
+      const JournalEntry& e = journaled[next];
+      const auto it = out.find(e.id);
+      if (it == out.end() || space.ToText(it->second.encoding) != e.encoding) {
+        throw InputError(path + ":" + std::to_string(next + 2) +
+                         ": journal does not match this configuration: id " + std::to_string(e.id) +
+                         " (" + e.encoding + ") was not among the candidates out at that point");
+      }
+      const Candidate c = it->second;
+      out.erase(it);
+      std::erase_if(unsent, [&](const Candidate& u) { return u.id == c.id; });
+      ++p.replayed;
+      record(c, {c.id, c.encoding, e.accuracy, e.latency_ms, e.reward});
+      top_up();
+    }
+    if (out.empty() && p.evaluations < options.budget) {
+      throw InternalError("strategy asked for tells with none pending");
+    }
+    std::map<size_t, Candidate> sent;  // work index -> candidate
+    size_t work = 0;
+    options.executor->Run(
+        [&]() -> std::optional<WorkItem> {
+          if (unsent.empty()) return std::nullopt;
+          const Candidate c = unsent.front();
+          unsent.pop_front();
+          sent[work] = c;
+          return WorkItem{work++, space.ToText(c.encoding)};
+        },
+        [&](const WorkResult& r) {
+          const Candidate c = sent.at(r.index);
+          sent.erase(r.index);
+          out.erase(c.id);
+          if (!r.error.empty()) {
+            throw InputError("candidate " + space.ToText(c.encoding) + ": worker " +
+                             std::to_string(r.worker) + ": " + r.error);
+          }
+          const nlohmann::json j = nlohmann::json::parse(r.payload);
+          std::vector<ArchCounts> counts;
+          if (j.contains("params")) {
+            counts.push_back({j["params"].get<double>(), j["flops"].get<double>()});
+          }
+          std::vector<double> acc;
+          accuracy.AccuracyBatch({c.encoding}, counts, acc);
+          SearchPoint point{c.id, c.encoding, acc.at(0), j.at("latency_ms").get<double>(), 0.0};
+          point.reward = SearchReward(options, point.accuracy, point.latency_ms);
+          journal.Append(
+              {c.id, space.ToText(c.encoding), point.accuracy, point.latency_ms, point.reward});
+          record(c, std::move(point));
+          top_up();
+        });
+    if (p.evaluations != options.budget) {
+      throw InternalError("asynchronous search ended after " + std::to_string(p.evaluations) +
+                          " of " + std::to_string(options.budget) + " evaluations");
+    }
+  }
   while (p.evaluations < options.budget) {
     const int n = static_cast<int>(std::min<int64_t>(ask, options.budget - p.evaluations));
     const std::vector<Candidate> candidates = strategy->Ask(n);
@@ -349,15 +446,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
         point.reward = SearchReward(options, point.accuracy, point.latency_ms);
         journal.Append({c.id, text, point.accuracy, point.latency_ms, point.reward});
       }
-      strategy->Tell(c,
-                     {.reward = point.reward, .objectives = {point.accuracy, -point.latency_ms}});
-      if (point.reward > p.best_reward) {
-        p.best_reward = point.reward;
-        result.best = result.points.size();
-      }
-      result.points.push_back(std::move(point));
-      ++p.evaluations;
-      if (progress) progress(p);
+      record(c, std::move(point));
     }
   }
   journal.Sync();

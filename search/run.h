@@ -55,6 +55,11 @@ struct SearchOptions {
   // workers (SearchWorker), a round's candidates spread over them. The accuracies of a round are
   // predicted here in one batch either way, so the journal does not depend on it.
   Executor* executor = nullptr;
+  // Asynchronous search (needs `executor`): `in_flight` candidates are always out; each result
+  // is told, journaled and replaced by a new ask as soon as it arrives, in arrival order (no
+  // round barrier). The journal's order is then the arrival order, so the search depends on
+  // timing; a resume replays that order and is exact. Recorded in the configuration.
+  bool asynchronous = false;
 };
 
 // Asks per round of the predictor strategy (each round scores a pool of StrategyOptions::pool_size

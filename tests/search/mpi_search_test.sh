@@ -55,4 +55,39 @@ check "mpirun --resume" 0 mpirun -np 3 "$dcnas" search "${opts[@]}" --budget $bu
 contains "resume replays the journal" "$tmp/out" "replayed from the journal"
 if cmp -s "$tmp/ref-long/journal.jsonl" "$tmp/k/journal.jsonl"; then echo "ok   killed + resumed journal identical"; else
   echo "FAIL killed + resumed journal differs"; fails=$((fails + 1)); fi
+
+# Asynchronous search: each result told as it arrives. Killed and resumed, the journal keeps the
+# killed run's lines as they were and ends with the budget's distinct evaluations; a resume of
+# the finished journal replays it to the same outputs.
+mpirun -np 3 "$dcnas" search "${opts[@]}" --budget $budget --executor mpi --async --out "$tmp/a" >"$tmp/a.out" 2>&1 &
+job=$!
+for _ in $(seq 1 600); do
+  [ -f "$tmp/a/journal.jsonl" ] && [ "$(wc -l <"$tmp/a/journal.jsonl")" -ge 200 ] && break
+  sleep 0.05
+done
+for pid in $(pgrep -f "search.*$tmp/a\$"); do
+  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" && kill -9 "$pid"
+done
+wait "$job"
+rc=$?
+[ "$rc" -ne 0 ] && echo "ok   asynchronous job aborted (exit $rc)" || { echo "FAIL asynchronous job ended with 0"; fails=$((fails + 1)); }
+cp "$tmp/a/journal.jsonl" "$tmp/a-killed.jsonl"
+check "asynchronous --resume" 0 mpirun -np 3 "$dcnas" search "${opts[@]}" --budget $budget --executor mpi --async --out "$tmp/a" --resume
+if python3 - "$tmp/a-killed.jsonl" "$tmp/a/journal.jsonl" $budget <<'PY'
+import json, sys
+killed = [l for l in open(sys.argv[1]) if l.endswith("\n")]
+final = open(sys.argv[2]).read().splitlines(True)
+rows = [json.loads(l) for l in final[1:]]
+assert final[:len(killed)] == killed, "the killed run's lines changed"
+assert len(rows) == int(sys.argv[3]), f"{len(rows)} evaluations"
+assert len({r["id"] for r in rows}) == len(rows), "an id told twice"
+assert json.loads(final[0])["config"]["asynchronous"] is True
+PY
+then echo "ok   asynchronous journal: killed prefix kept, $budget distinct evaluations"; else
+  echo "FAIL asynchronous journal"; fails=$((fails + 1)); fi
+cp "$tmp/a/summary.json" "$tmp/a-summary.json"
+check "asynchronous replay of the finished journal" 0 mpirun -np 3 "$dcnas" search "${opts[@]}" --budget $budget --executor mpi --async --out "$tmp/a" --resume
+cmp -s "$tmp/a/summary.json" "$tmp/a-summary.json" && echo "ok   replay gives the same summary" ||
+  { echo "FAIL replay changed the summary"; fails=$((fails + 1)); }
+check "--async without MPI" 2 "$dcnas" search "${opts[@]}" --budget 10 --async --out "$tmp/w"
 smoke_finish
