@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/cli.h"
 #include "cli/recipe_options.h"
@@ -317,6 +318,8 @@ int RunSearchFinalists(const Args& args) {
   search::FinalistsOptions f;
   RecipeArgs recipe;
   recipe.recipe.epochs = 8;
+  std::string executor = "process";
+  double timeout_s = 0.0;
   options.add_options()("run", po::value(&run_dir), "the search's run directory")(
       "space", po::value(&space_file), "the search's space file")(
       "k", po::value(&f.k)->default_value(f.k),
@@ -329,7 +332,11 @@ int RunSearchFinalists(const Args& args) {
                                  "validate and test on at most this many images (smoke tests)")(
       "append-to", po::value(&f.append_to),
       "accuracy CSV of the same recipe to append the trained architectures of the space to")(
-      "resume", po::bool_switch(&f.resume), "continue RUN_DIR/finalists.jsonl");
+      "resume", po::bool_switch(&f.resume), "continue RUN_DIR/finalists.jsonl")(
+      "executor", po::value(&executor)->default_value(executor),
+      "process (forked trainers, --jobs at a time) or mpi (under mpirun: rank 0 journals, the "
+      "other ranks train)")("task-timeout", po::value(&timeout_s)->default_value(0.0),
+                            "--executor mpi: seconds one training may take (0: no limit)");
   AddRecipeOptions(options, recipe);
   po::variables_map vm;
   if (!Parse(args,
@@ -348,7 +355,35 @@ int RunSearchFinalists(const Args& args) {
   }
   const search::Space space = search::Space::Load(space_file);
   f.recipe = ResolveRecipe(recipe, space);
-  const auto report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
+  search::FinalistsReport report;
+  if (executor == "mpi") {
+#ifdef DCNAS_WITH_MPI
+    if (f.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
+    std::optional<models::libtorch::TrainingData> data;  // workers only
+    const bool master = search::RunMasterWorker(
+        timeout_s,
+        [&] {
+          data.emplace(models::libtorch::TrainingData::Load(f.data_dir));
+          return search::FinalistWorker(space, f, *data);
+        },
+        [&](search::Executor& mpi_executor) {
+          f.executor = &mpi_executor;
+          report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
+          f.executor = nullptr;
+        });
+    if (!master) return 0;
+#else
+    throw UsageError("--executor mpi: this dcnas was built without MPI (install libopenmpi-dev)");
+#endif
+  } else if (executor == "process") {
+    if (search::LauncherRanks() > 1) {
+      throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
+                       " ranks but without --executor mpi: every rank would train every finalist");
+    }
+    report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
+  } else {
+    throw UsageError("unknown --executor '" + executor + "' (valid: process, mpi)");
+  }
   std::cout << report.text << "-> " << run_dir << "/ (finalists.csv, finalists.txt)\n";
   for (const auto& x : report.runs) {
     if (!x.trained.error.empty()) return 1;

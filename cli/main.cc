@@ -2,6 +2,7 @@
 // file dispatches and turns exceptions into exit codes (0 ok, 2 bad usage or input, 1 other).
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -92,6 +93,13 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const dcnas::InputError& e) {
     if (FirstRank()) std::cerr << "dcnas: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that the system refuses (too long, not a directory, no permission).
+    if (FirstRank()) {
+      std::cerr << "dcnas: error: " << e.path1().string().substr(0, 256) << ": "
+                << e.code().message() << "\n";
+    }
     return 2;
   } catch (const std::exception& e) {
     if (FirstRank()) std::cerr << "dcnas: failure: " << e.what() << "\n";

@@ -78,6 +78,41 @@ std::string Opt(const std::optional<double>& v, int digits) {
 
 }  // namespace
 
+namespace {
+
+// The proxy-size graph of a finalist ({"encoding": ...}) or a zoo reference ({"model": ...})
+// under the options' recipe.
+std::function<models::Graph()> ProxyBuilder(const Space& space, const FinalistsOptions& o,
+                                            const nlohmann::json& run) {
+  ProxySettings proxy = space.proxy();
+  proxy.resolution = o.recipe.resolution;
+  proxy.width = o.recipe.width;
+  proxy.removed_downsamples = o.recipe.removed_downsamples;
+  if (run.contains("encoding")) {
+    const Encoding e = space.FromText(run["encoding"].get<std::string>());
+    return [&space, e, proxy] { return space.BuildProxy(e, {}, proxy); };
+  }
+  models::BuildOptions zoo_proxy;
+  zoo_proxy.resolution = proxy.resolution;
+  zoo_proxy.in_channels = proxy.in_channels;
+  zoo_proxy.num_classes = proxy.num_classes;
+  zoo_proxy.proxy_removed_downsamples = proxy.removed_downsamples;
+  zoo_proxy.width_scale = proxy.width;
+  const std::string model = run.at("model").get<std::string>();
+  return [model, zoo_proxy] { return models::BuiltinModels().Build(model, zoo_proxy); };
+}
+
+}  // namespace
+
+WorkHandler FinalistWorker(const Space& space, const FinalistsOptions& options,
+                           const models::libtorch::TrainingData& data) {
+  return [&space, options, &data](const std::string& payload) {
+    const nlohmann::json run = nlohmann::json::parse(payload);
+    return TrainProxy(ProxyBuilder(space, options, run), run.at("seed").get<uint64_t>(),
+                      options.recipe, options.data_dir, options.limit_eval, data);
+  };
+}
+
 FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
                                const FinalistsOptions& o, const GenerateProgress& progress) {
   if (o.k < 1) throw InputError("--k must be at least 1 finalist");
@@ -122,35 +157,20 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
     }
     report.runs.push_back(x);
   }
-  // Full-size counts and the proxy-size builders.
-  ProxySettings proxy = space.proxy();
-  proxy.resolution = o.recipe.resolution;
-  proxy.width = o.recipe.width;
-  proxy.removed_downsamples = o.recipe.removed_downsamples;
-  models::BuildOptions zoo_proxy;
-  zoo_proxy.resolution = proxy.resolution;
-  zoo_proxy.in_channels = proxy.in_channels;
-  zoo_proxy.num_classes = proxy.num_classes;
-  zoo_proxy.proxy_removed_downsamples = proxy.removed_downsamples;
-  zoo_proxy.width_scale = proxy.width;
+  // Full-size counts and the proxy-size builders (and, for workers elsewhere, their payloads).
   std::vector<ProxyRun> runs;
+  std::vector<std::string> payloads;
   for (Finalist& x : report.runs) {
-    if (!x.encoding.empty()) {
-      const Encoding e = space.FromText(x.encoding);
-      const models::OpCounts c = models::CountGraph(space.BuildFull(e, {}, {}));
-      x.params = c.params;
-      x.flops = c.flops;
-      runs.push_back(
-          {x.name, [&space, e, proxy] { return space.BuildProxy(e, {}, proxy); }, o.seed});
-    } else {
-      const models::OpCounts c = models::CountGraph(models::BuiltinModels().Build(x.name, {}));
-      x.params = c.params;
-      x.flops = c.flops;
-      const std::string model = x.name;
-      runs.push_back(
-          {x.name, [model, zoo_proxy] { return models::BuiltinModels().Build(model, zoo_proxy); },
-           o.seed});
-    }
+    const bool in_space = !x.encoding.empty();
+    const models::OpCounts c =
+        models::CountGraph(in_space ? space.BuildFull(space.FromText(x.encoding), {}, {})
+                                    : models::BuiltinModels().Build(x.name, {}));
+    x.params = c.params;
+    x.flops = c.flops;
+    const nlohmann::json payload = {
+        {in_space ? "encoding" : "model", in_space ? x.encoding : x.name}, {"seed", o.seed}};
+    runs.push_back({x.name, ProxyBuilder(space, o, payload), o.seed});
+    payloads.push_back(payload.dump());
   }
 
   std::optional<AccuracyAppender> appender;
@@ -214,38 +234,48 @@ FinalistsReport TrainFinalists(const Space& space, const std::string& run_dir,
            true);
   {
     size_t finished = runs.size() - to_train.size();
-    TrainProxyRuns(to_train, o.recipe, o.jobs, o.data_dir, o.limit_eval,
-                   [&](size_t k, const ProxyRunResult& r) {
-                     Finalist& x = report.runs[index[k]];
-                     x.trained = r;
-                     ++finished;
-                     if (!r.error.empty()) {
-                       progress(x.name + " failed: " + r.error, true);
-                       return;
-                     }
-                     AppendLineSynced(journal_path,
-                                      nlohmann::json{{"name", x.name},
-                                                     {"config", config},
-                                                     {"val_accuracy", r.val_accuracy},
-                                                     {"test_accuracy", r.test_accuracy},
-                                                     {"proxy_params", r.proxy_params},
-                                                     {"train_time_s", r.train_time_s}}
-                                          .dump());
-                     if (appender && !x.encoding.empty()) {
-                       Job job{space.FromText(x.encoding), {}, 0, o.seed};
-                       AccuracyRow row = DescribeJob(space, job, o.recipe);
-                       AddCounts(space, job, row);
-                       row.val_accuracy = r.val_accuracy;
-                       row.test_accuracy = r.test_accuracy;
-                       row.proxy_params = r.proxy_params;
-                       row.train_time_s = r.train_time_s;
-                       appender->Append(row);
-                     }
-                     progress("[" + std::to_string(finished) + "/" + std::to_string(runs.size()) +
-                                  "] " + x.name + ": test " + FormatFixed(r.test_accuracy, 2) +
-                                  "% in " + FormatFixed(r.train_time_s, 0) + " s",
-                              false);
-                   });
+    const auto done_one = [&](size_t k, const ProxyRunResult& r) {
+      Finalist& x = report.runs[index[k]];
+      x.trained = r;
+      ++finished;
+      if (!r.error.empty()) {
+        progress(x.name + " failed: " + r.error, true);
+        return;
+      }
+      AppendLineSynced(journal_path, nlohmann::json{{"name", x.name},
+                                                    {"config", config},
+                                                    {"val_accuracy", r.val_accuracy},
+                                                    {"test_accuracy", r.test_accuracy},
+                                                    {"proxy_params", r.proxy_params},
+                                                    {"train_time_s", r.train_time_s}}
+                                         .dump());
+      if (appender && !x.encoding.empty()) {
+        Job job{space.FromText(x.encoding), {}, 0, o.seed};
+        AccuracyRow row = DescribeJob(space, job, o.recipe);
+        AddCounts(space, job, row);
+        row.val_accuracy = r.val_accuracy;
+        row.test_accuracy = r.test_accuracy;
+        row.proxy_params = r.proxy_params;
+        row.train_time_s = r.train_time_s;
+        appender->Append(row);
+      }
+      progress("[" + std::to_string(finished) + "/" + std::to_string(runs.size()) + "] " + x.name +
+                   ": test " + FormatFixed(r.test_accuracy, 2) + "% in " +
+                   FormatFixed(r.train_time_s, 0) + " s",
+               false);
+    };
+    if (o.executor == nullptr) {
+      TrainProxyRuns(to_train, o.recipe, o.jobs, o.data_dir, o.limit_eval, done_one);
+    } else {
+      size_t next = 0;
+      o.executor->Run(
+          [&]() -> std::optional<WorkItem> {
+            if (next >= index.size()) return std::nullopt;
+            const size_t k = next++;
+            return WorkItem{k, payloads[index[k]]};
+          },
+          [&](const WorkResult& w) { done_one(w.index, ParseProxyRunResult(w)); });
+    }
   }
 
   // The report.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "search/accuracy_data.h"
+#include "search/executor.h"
 #include "search/generate.h"
 #include "search/space.h"
 
@@ -34,7 +35,16 @@ struct FinalistsOptions {
   int64_t limit_eval = 0;
   std::string append_to;  // accuracy CSV to append the space's rows to ("": none)
   bool resume = false;    // continue RUN_DIR/finalists.jsonl
+  // null: forked trainers here (`jobs` at a time); else the executor's workers, which run
+  // FinalistWorker with the same space and options.
+  Executor* executor = nullptr;
 };
+
+// The worker side of distributed finalist training: the payload names one run ({"encoding":
+// TEXT} in the space, or {"model": NAME} of the zoo, and "seed"); trains its proxy with the
+// options' recipe and returns the result (JSON).
+WorkHandler FinalistWorker(const Space& space, const FinalistsOptions& options,
+                           const models::libtorch::TrainingData& data);
 
 struct Finalist {
   std::string role;      // "finalist" or "reference"

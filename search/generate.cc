@@ -48,9 +48,9 @@ T Pick(const std::vector<T>& values, std::mt19937_64& rng) {
 }
 
 // What a worker sends back over its pipe: one JSON object.
-std::string TrainInChild(const std::function<models::Graph()>& build, uint64_t seed,
-                         const ProxyRecipe& recipe, const std::string& data_dir, int64_t limit_eval,
-                         const lt::TrainingData& data) {
+std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t seed,
+                           const ProxyRecipe& recipe, const std::string& data_dir,
+                           int64_t limit_eval, const lt::TrainingData& data) {
   // glibc would return LibTorch's large activation buffers to the kernel after every step and
   // fault them back in on the next one (a third of a run's CPU time in the kernel); a worker runs
   // one training, so it keeps them.
@@ -81,7 +81,7 @@ std::string TrainInChild(const std::function<models::Graph()>& build, uint64_t s
 }
 
 // A worker's result: TrainInChild's JSON, or the executor's error (a worker that died).
-ProxyRunResult ParseRunResult(const WorkResult& w) {
+ProxyRunResult ParseRunResultImpl(const WorkResult& w) {
   ProxyRunResult r;
   if (!w.error.empty()) {
     r.error = w.error;
@@ -106,6 +106,14 @@ ProxyRunResult ParseRunResult(const WorkResult& w) {
 }
 
 }  // namespace
+
+std::string TrainProxy(const std::function<models::Graph()>& build, uint64_t seed,
+                       const ProxyRecipe& recipe, const std::string& data_dir, int64_t limit_eval,
+                       const lt::TrainingData& data) {
+  return TrainProxyImpl(build, seed, recipe, data_dir, limit_eval, data);
+}
+
+ProxyRunResult ParseProxyRunResult(const WorkResult& result) { return ParseRunResultImpl(result); }
 
 std::vector<Job> PlanJobs(const Space& space, const GenerateOptions& o) {
   if (o.count < 1) throw InputError("--count must be at least 1");
@@ -204,7 +212,7 @@ void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe
   // Each run in a forked child: the closures in `runs` are inherited, the payload is the index.
   const auto executor = MakeProcessExecutor(jobs, [&](const std::string& payload) {
     const ProxyRun& run = runs[std::stoul(payload)];
-    return TrainInChild(run.build, run.seed, recipe, data_dir, limit_eval, data);
+    return TrainProxy(run.build, run.seed, recipe, data_dir, limit_eval, data);
   });
   size_t next = 0;
   executor->Run(
@@ -213,7 +221,7 @@ void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe
         const size_t i = next++;
         return WorkItem{i, std::to_string(i)};
       },
-      [&](const WorkResult& w) { done(w.index, ParseRunResult(w)); });
+      [&](const WorkResult& w) { done(w.index, ParseProxyRunResult(w)); });
 }
 
 WorkHandler GenerateWorker(const Space& space, const GenerateOptions& o,
@@ -231,8 +239,8 @@ WorkHandler GenerateWorker(const Space& space, const GenerateOptions& o,
       throw InternalError("generation worker: job '" + payload + "' is not in the plan");
     }
     const Job& job = (*jobs)[i];
-    return TrainInChild([&] { return space.BuildProxy(job.encoding, job.scaling, proxy); },
-                        job.seed, o.recipe, o.data_dir, o.limit_eval, data);
+    return TrainProxy([&] { return space.BuildProxy(job.encoding, job.scaling, proxy); }, job.seed,
+                      o.recipe, o.data_dir, o.limit_eval, data);
   };
 }
 
@@ -289,7 +297,7 @@ GenerateSummary Generate(const Space& space, const GenerateOptions& o,
       },
       [&](const WorkResult& w) {
         const size_t k = w.index;
-        const ProxyRunResult r = ParseRunResult(w);
+        const ProxyRunResult r = ParseProxyRunResult(w);
         AccuracyRow& row = rows[pending[k]];
         if (!r.error.empty()) {
           ++summary.failed;

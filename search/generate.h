@@ -89,6 +89,14 @@ struct ProxyRunResult {
   int64_t proxy_params = 0;
   double train_time_s = 0.0;
 };
+// Trains a run's proxy in this process with the recipe (one LibTorch thread) and returns the
+// worker's JSON result ({"error": ...} when training failed).
+std::string TrainProxy(const std::function<models::Graph()>& build, uint64_t seed,
+                       const ProxyRecipe& recipe, const std::string& data_dir, int64_t limit_eval,
+                       const models::libtorch::TrainingData& data);
+// A worker's result (TrainProxy's JSON, or the executor's error).
+ProxyRunResult ParseProxyRunResult(const WorkResult& result);
+
 // Trains the runs in worker processes, `jobs` at a time, with the recipe (the generation's
 // trainer and settings); `done(i, result)` is called in this process as run i ends.
 void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe, int jobs,

@@ -54,7 +54,11 @@ YAML::Node ResolveChain(const YAML::Node& node, const std::string& file, const s
   const YAML::Node ext = node["extends"];
   if (!ext.IsScalar()) throw InputError(file + ": key 'extends' must be a name");
   const auto parent_name = ext.as<std::string>();
-  if (parent_name.empty() || parent_name.find('/') != std::string::npos || parent_name[0] == '.') {
+  if (parent_name.empty() || parent_name.size() > 128 ||
+      parent_name.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string::npos ||
+      parent_name[0] == '.') {
     throw InputError(file + ": key 'extends': '" + parent_name.substr(0, 64) +
                      "' is not a file name in " + dir);
   }
@@ -62,7 +66,7 @@ YAML::Node ResolveChain(const YAML::Node& node, const std::string& file, const s
   if (!seen.insert(parent_name).second) {
     throw InputError(file + ": key 'extends': cycle through '" + parent_name + "'");
   }
-  if (!std::filesystem::exists(parent_file)) {
+  if (std::error_code ec; !std::filesystem::exists(parent_file, ec)) {
     std::vector<std::string> names;
     if (std::filesystem::is_directory(dir)) {
       for (const auto& e : std::filesystem::directory_iterator(dir)) {
@@ -233,7 +237,9 @@ YAML::Node ParseYamlStrict(const std::string& text, const std::string& file) {
 }
 
 YAML::Node LoadYamlFile(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError(path + ": no such file");
+  if (std::error_code ec; !std::filesystem::exists(path, ec)) {
+    throw InputError(path.substr(0, 256) + ": no such file");
+  }
   return ParseYamlStrict(ReadFile(path, size_t{64} << 20), path);
 }
 

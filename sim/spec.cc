@@ -102,13 +102,13 @@ std::string ResolveDataFile(const std::string& folder, const std::string& name_o
       name_or_path.find('/') != std::string::npos ||
       (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".yaml");
   if (is_path) {
-    if (!std::filesystem::exists(name_or_path)) {
+    if (std::error_code ec; !std::filesystem::exists(name_or_path, ec)) {
       throw InputError(what + " file '" + name_or_path + "': no such file");
     }
     return name_or_path;
   }
   const std::string path = DataDir() + "/" + folder + "/" + name_or_path + ".yaml";
-  if (!std::filesystem::exists(path)) {
+  if (std::error_code ec; !std::filesystem::exists(path, ec)) {
     throw InputError("unknown " + what + " '" + name_or_path + "'" +
                      DidYouMean(name_or_path, DataFileNames(folder)) + " (data/" + folder +
                      " has: " + Join(DataFileNames(folder), ", ") + ")");

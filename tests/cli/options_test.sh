@@ -55,6 +55,10 @@ check "calibrate --regularization -1" 2 "$dcnas" calibrate --regularization -1
 check "sim --batch 0" 2 "$dcnas" sim efficientnet-b0 --batch 0
 check "models show --width 0" 2 "$dcnas" models show --blocks r1_k3_s11_e1_i32_o16 --width 0
 check "scale --tolerance -0.1" 2 "$dcnas" scale efficientnet-b0 --tolerance -0.1
+long=$(python3 -c "print('x' * 300)")
+check "a file name too long for the system" 2 "$dcnas" models export efficientnet-b0 --out "$tmp/$long/g.json"
+contains "names the path" "$tmp/err" "File name too long"
+check "an accelerator name too long" 2 "$dcnas" sim efficientnet-b0 --accel "$long"
 check "in-range value still works" 0 "$dcnas" models show efficientnet-b0 --batch 2 --resolution 224
 echo "numeric options tested: $tested"
 [ "$tested" -ge 50 ] || { echo "FAIL too few options tested"; fails=$((fails + 1)); }

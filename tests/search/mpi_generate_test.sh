@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# accuracy-data generate on MPI (mpirun -np 3: a master and two workers) on one machine: the rows
-# equal the in-process run's (order aside, training time aside); a worker killed with -9 aborts
-# the job with the finished rows kept, and mpirun ... --resume completes it, nothing lost or
-# trained twice; misuse exits 2.
+# accuracy-data generate and search finalists on MPI (mpirun -np 3: a master and two workers) on
+# one machine: the rows equal the in-process run's (order aside, training time aside); a worker
+# killed with -9 aborts the job with the finished rows kept, and mpirun ... --resume completes
+# it, nothing lost or trained twice; misuse exits 2.
 set -u
 dcnas="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -78,4 +78,26 @@ check "the rows written before the kill parse" 0 "$dcnas" accuracy-data stats --
 check "mpirun --resume" 0 mpirun -np 3 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --out "$tmp/k.csv" --resume
 contains "resume trains only the rest" "$tmp/err" "$kept already in"
 same "killed + resumed equals the in-process run" "$tmp/ref.csv" "$tmp/k.csv"
+
+# search finalists on MPI: the same trained rows as with the in-process executor.
+if "$dcnas" --help | grep -q "^  surrogate"; then
+  root="$DCNAS_SOURCE_ROOT"
+  check "a small search" 0 "$dcnas" search --space "$space" --accel tpu-v3 --target-ms 15 \
+    --accuracy "surrogate:$root/data/surrogates/dc-accelerator.ubj" --min-surrogate-tau 0.3 \
+    --budget 100 --seed 3 --out "$tmp/run"
+  cp -r "$tmp/run" "$tmp/run-mpi"
+  fin=(--space "$space" --k 2 --epochs 1 --train-images 1000 --limit-eval 256 --proxy-resolution 16)
+  check "finalists in-process" 0 "$dcnas" search finalists --run "$tmp/run" "${fin[@]}"
+  check "finalists on mpirun -np 3" 0 mpirun -np 3 "$dcnas" search finalists --run "$tmp/run-mpi" "${fin[@]}" --executor mpi
+  if python3 - "$tmp/run/finalists.csv" "$tmp/run-mpi/finalists.csv" <<'PY'
+import csv, sys
+def rows(p):
+    r = list(csv.reader(open(p))); keep = [i for i, c in enumerate(r[0]) if "time" not in c]
+    return sorted(tuple(x[i] for i in keep) for x in r[1:])
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+assert a == b and len(a) == 4, (len(a), len(b))
+PY
+  then echo "ok   MPI finalists equal the in-process ones (2 finalists, 2 references)"; else
+    echo "FAIL MPI finalists differ"; fails=$((fails + 1)); fi
+fi
 smoke_finish
