@@ -8,4 +8,8 @@ namespace dcnas {
 
 void KillPoint(const char* name);
 
+// The same for hangs: StallPoint("name") sleeps forever when DCNAS_STALL_AT names the point (for
+// the tests of timeouts, e.g. an MPI worker that stops answering).
+void StallPoint(const char* name);
+
 }  // namespace dcnas

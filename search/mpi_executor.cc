@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/kill_point.h"
 
 namespace dcnas::search {
 namespace {
@@ -183,6 +184,7 @@ void RunMpiWorker(const MpiSession& session, const WorkHandler& handler) {
     if (status.MPI_TAG == kTagStop) return;
     size_t pos = 0;
     const std::string index = Line(job, pos);
+    StallPoint("mpi.worker-job");  // a worker that stops answering (the timeout's test)
     const auto start = Clock::now();
     std::string kind = "ok";
     std::string text;

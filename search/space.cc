@@ -384,6 +384,14 @@ std::string LayerPatch::Label() const {
 Space Space::Load(const std::string& path) { return Parse(ReadFile(path), path); }
 
 Space Space::Parse(const std::string& yaml_text, const std::string& file) {
+  try {
+    return ParseChecked(yaml_text, file);
+  } catch (const YAML::Exception& e) {  // a node of the wrong kind the readers did not expect
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+Space Space::ParseChecked(const std::string& yaml_text, const std::string& file) {
   const YAML::Node root = sim::ParseYamlStrict(yaml_text, file);
   if (!root.IsDefined() || root.IsNull()) throw InputError(file + ": empty search-space file");
   Reader top(root, file, "");
@@ -484,7 +492,8 @@ Space Space::Parse(const std::string& yaml_text, const std::string& file) {
                          ".choices.space_to_depth: space-to-depth is allowed on the first stage "
                          "only (and not per layer)");
       }
-      if (has_s2d && (stages.size() < 2 || stages[1]["stride"].as<int>(1) != 2)) {
+      if (has_s2d &&
+          (stages.size() < 2 || !stages[1].IsMap() || stages[1]["stride"].as<int>(1) != 2)) {
         throw InputError(Where(file, stages[i]) + path +
                          ".choices.space_to_depth: needs a stride-2 second stage to absorb");
       }

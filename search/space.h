@@ -169,6 +169,7 @@ class Space {
   LayerPatch UnitFields(const Encoding& e, size_t unit) const { return Resolve(e, unit); }
 
  private:
+  static Space ParseChecked(const std::string& yaml_text, const std::string& file);
   // The resolved fields of every layer position of a unit under `e`.
   LayerPatch Resolve(const Encoding& e, size_t unit) const;
   // Per-unit offsets of the unit's choices into the encoding.

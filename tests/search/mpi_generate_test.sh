@@ -79,6 +79,19 @@ check "mpirun --resume" 0 mpirun -np 3 "$dcnas" accuracy-data generate "${opts[@
 contains "resume trains only the rest" "$tmp/err" "$kept already in"
 same "killed + resumed equals the in-process run" "$tmp/ref.csv" "$tmp/k.csv"
 
+# A worker that stops answering (rank 2 stalls on its second job, DCNAS_STALL_AT): past
+# --task-timeout its job is reported failed, the other worker does the rest, and rank 0 aborts
+# the job (exit 3) once every result is written; --resume trains the one that was lost.
+check "a stalled worker times out" 3 mpirun -np 2 "$dcnas" accuracy-data generate "${opts[@]}" \
+  --executor mpi --task-timeout 30 --out "$tmp/t.csv" : -np 1 -x DCNAS_STALL_AT=mpi.worker-job:2 \
+  "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --task-timeout 30 --out "$tmp/t.csv"
+contains "the timeout is reported" "$tmp/err" "no result from MPI rank 2"
+contains "the abort is explained" "$tmp/err" "ran past --task-timeout"
+rows=$(($(wc -l <"$tmp/t.csv") - 1))
+[ "$rows" -eq 4 ] && echo "ok   4 of 5 rows written" || { echo "FAIL $rows rows written"; fails=$((fails + 1)); }
+check "--resume after the timeout" 0 mpirun -np 3 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --out "$tmp/t.csv" --resume
+same "timed out + resumed equals the in-process run" "$tmp/ref.csv" "$tmp/t.csv"
+
 # search finalists on MPI: the same trained rows as with the in-process executor.
 if "$dcnas" --help | grep -q "^  surrogate"; then
   root="$DCNAS_SOURCE_ROOT"
