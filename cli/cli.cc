@@ -14,6 +14,7 @@
 #include "common/text.h"
 #include "models/block_string.h"
 #include "models/graph_json.h"
+#include "search/executor.h"
 
 namespace dcnas::cli {
 
@@ -204,6 +205,23 @@ bool Parse(const Args& args, const std::string& usage, const std::string& descri
     throw UsageError(std::string(e.what()) + " (usage: " + usage + "; --help for details)");
   }
   return true;
+}
+
+bool UseMpiExecutor(const std::string& executor, const std::string& whole_job) {
+  if (executor == "mpi") {
+#ifndef DCNAS_WITH_MPI
+    throw UsageError("--executor mpi: this dcnas was built without MPI (install libopenmpi-dev)");
+#endif
+    return true;
+  }
+  if (executor != "process") {
+    throw UsageError("unknown --executor '" + executor + "' (valid: process, mpi)");
+  }
+  if (search::LauncherRanks() > 1) {
+    throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
+                     " ranks but without --executor mpi: every rank would " + whole_job);
+  }
+  return false;
 }
 
 Format ParseFormat(const std::string& text) {

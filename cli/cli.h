@@ -45,6 +45,11 @@ const OptionRange* FindOptionRange(const std::string& name);  // nullptr when un
 void CheckNumericOptions(const po::options_description& options, const po::parsed_options& parsed,
                          const po::variables_map& vm);
 
+// --executor of a command that can run on MPI: true for "mpi", false for "process". Throws
+// UsageError for another name, for "mpi" in a build without MPI, and for "process" under mpirun
+// with several ranks (every rank would `whole_job`, e.g. "run the whole plan").
+bool UseMpiExecutor(const std::string& executor, const std::string& whole_job);
+
 enum class Format { kText, kJson, kCsv };
 Format ParseFormat(const std::string& text);  // throws UsageError
 

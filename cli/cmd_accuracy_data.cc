@@ -65,14 +65,11 @@ int Generate(const Args& args) {
     return 0;
   }
   if (space_file.empty()) throw UsageError("accuracy-data generate: --space is required");
-  if (executor != "mpi" && search::LauncherRanks() > 1) {
-    throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
-                     " ranks but without --executor mpi: every rank would run the whole plan");
-  }
+  const bool mpi = UseMpiExecutor(executor, "run the whole plan");
   const search::Space space = search::Space::Load(space_file);
   g.recipe = ResolveRecipe(recipe, space);
   search::GenerateSummary summary;
-  if (executor == "mpi") {
+  if (mpi) {
 #ifdef DCNAS_WITH_MPI
     if (g.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
     search::ValidateRecipe(g.recipe, g.jobs);
@@ -88,13 +85,9 @@ int Generate(const Args& args) {
                                      mpi_executor);
         });
     if (!master) return 0;
-#else
-    throw UsageError("--executor mpi: this dcnas was built without MPI (install libopenmpi-dev)");
 #endif
-  } else if (executor == "process") {
-    summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
   } else {
-    throw UsageError("unknown --executor '" + executor + "' (valid: process, mpi)");
+    summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
   }
   std::cerr << "accuracy-data: " << summary.trained << " trained, " << summary.already_done
             << " already done, " << summary.failed << " failed of " << summary.planned

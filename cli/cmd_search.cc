@@ -356,7 +356,7 @@ int RunSearchFinalists(const Args& args) {
   const search::Space space = search::Space::Load(space_file);
   f.recipe = ResolveRecipe(recipe, space);
   search::FinalistsReport report;
-  if (executor == "mpi") {
+  if (UseMpiExecutor(executor, "train every finalist")) {
 #ifdef DCNAS_WITH_MPI
     if (f.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
     std::optional<models::libtorch::TrainingData> data;  // workers only
@@ -372,17 +372,9 @@ int RunSearchFinalists(const Args& args) {
           f.executor = nullptr;
         });
     if (!master) return 0;
-#else
-    throw UsageError("--executor mpi: this dcnas was built without MPI (install libopenmpi-dev)");
 #endif
-  } else if (executor == "process") {
-    if (search::LauncherRanks() > 1) {
-      throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
-                       " ranks but without --executor mpi: every rank would train every finalist");
-    }
-    report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
   } else {
-    throw UsageError("unknown --executor '" + executor + "' (valid: process, mpi)");
+    report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
   }
   std::cout << report.text << "-> " << run_dir << "/ (finalists.csv, finalists.txt)\n";
   for (const auto& x : report.runs) {
@@ -437,7 +429,7 @@ int RunSearch(const Args& args) {
   }
   SearchStatus status;
   search::SearchResult result;
-  if (a.executor == "mpi") {
+  if (UseMpiExecutor(a.executor, "run the whole search")) {
 #ifdef DCNAS_WITH_MPI
     if (a.o.threads != 1)
       throw UsageError("--executor mpi: the workers are the MPI ranks; drop --threads");
@@ -452,18 +444,10 @@ int RunSearch(const Args& args) {
           a.o.executor = nullptr;
         });
     if (!master) return 0;
-#else
-    throw UsageError("--executor mpi: this dcnas was built without MPI (install libopenmpi-dev)");
 #endif
-  } else if (a.executor == "process") {
-    if (search::LauncherRanks() > 1) {
-      throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
-                       " ranks but without --executor mpi: every rank would run the whole search");
-    }
+  } else {
     result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
                                [&status](const search::SearchProgress& p) { status(p); });
-  } else {
-    throw UsageError("unknown --executor '" + a.executor + "' (valid: process, mpi)");
   }
   const auto& best = result.points.at(result.best);
   std::cout << "search " << a.o.strategy << " (seed " << a.o.seed << ") over " << space.name()

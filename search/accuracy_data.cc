@@ -171,6 +171,14 @@ std::string FormatAccuracyRow(const AccuracyRow& r) {
   return Join(fields, ",") + "\n";
 }
 
+ProxySettings RecipeProxy(const Space& space, const ProxyRecipe& recipe) {
+  ProxySettings proxy = space.proxy();
+  proxy.resolution = recipe.resolution;
+  proxy.width = recipe.width;
+  proxy.removed_downsamples = recipe.removed_downsamples;
+  return proxy;
+}
+
 AccuracyData ReadAccuracyData(const std::string& path, const Space* space, bool allow_torn_tail) {
   return ParseAccuracyData(ReadFile(path), path, space, allow_torn_tail);
 }

@@ -31,6 +31,10 @@ struct ProxyRecipe {
   ProxyRecipe WithKey(const std::string& key) const;
 };
 
+// The space's proxy settings with the recipe's resolution, width and removed downsamples (what a
+// proxy training of the space under `recipe` builds).
+ProxySettings RecipeProxy(const Space& space, const ProxyRecipe& recipe);
+
 struct AccuracyRow {
   std::string space;        // space name
   std::string fingerprint;  // space fingerprint

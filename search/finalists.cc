@@ -84,10 +84,7 @@ namespace {
 // under the options' recipe.
 std::function<models::Graph()> ProxyBuilder(const Space& space, const FinalistsOptions& o,
                                             const nlohmann::json& run) {
-  ProxySettings proxy = space.proxy();
-  proxy.resolution = o.recipe.resolution;
-  proxy.width = o.recipe.width;
-  proxy.removed_downsamples = o.recipe.removed_downsamples;
+  const ProxySettings proxy = RecipeProxy(space, o.recipe);
   if (run.contains("encoding")) {
     const Encoding e = space.FromText(run["encoding"].get<std::string>());
     return [&space, e, proxy] { return space.BuildProxy(e, {}, proxy); };

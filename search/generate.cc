@@ -227,10 +227,7 @@ void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe
 WorkHandler GenerateWorker(const Space& space, const GenerateOptions& o,
                            const lt::TrainingData& data) {
   ValidateRecipe(o.recipe, o.jobs);
-  ProxySettings proxy = space.proxy();
-  proxy.resolution = o.recipe.resolution;
-  proxy.width = o.recipe.width;
-  proxy.removed_downsamples = o.recipe.removed_downsamples;
+  const ProxySettings proxy = RecipeProxy(space, o.recipe);
   auto jobs = std::make_shared<const std::vector<Job>>(PlanJobs(space, o));
   return [&space, &data, o, proxy, jobs](const std::string& payload) {
     size_t used = 0;

@@ -12,10 +12,7 @@ class TrainAccuracy : public AccuracyObjective {
  public:
   TrainAccuracy(const Space& space, TrainAccuracyOptions options)
       : space_(space), o_(std::move(options)), data_(lt::TrainingData::Load(o_.data_dir)) {
-    proxy_ = space_.proxy();
-    proxy_.resolution = o_.recipe.resolution;
-    proxy_.width = o_.recipe.width;
-    proxy_.removed_downsamples = o_.recipe.removed_downsamples;
+    proxy_ = RecipeProxy(space_, o_.recipe);
   }
 
   double Accuracy(const Encoding& e) override {
