@@ -11,6 +11,7 @@
 #include "common/table.h"
 #include "common/text.h"
 #include "models/registry.h"
+#include "sim/train_step.h"
 
 namespace dcnas::calibrate {
 namespace {
@@ -93,7 +94,8 @@ class RowReader {
 
 const std::vector<std::string>& RegimeNames() {
   static const std::vector<std::string> kNames = {kRegimeLargeBatch, kRegimeEngineLatency,
-                                                  kRegimeFrameworkLatency, kRegimeHostCpu};
+                                                  kRegimeFrameworkLatency, kRegimeHostCpu,
+                                                  kRegimeTraining};
   return kNames;
 }
 
@@ -252,6 +254,17 @@ std::vector<Measurement> ParseMeasurements(const std::string& text, const std::s
     m.batch_size = in.PositiveInt("batch_size");
     m.image_size = in.PositiveInt("image_size");
     m.regime = in.OneOf("regime", RegimeNames(), "regime");
+    if (m.regime == kRegimeTraining) {
+      for (const char* column : {"chips", "optimizer"}) {
+        if (!columns.count(column)) {
+          in.Fail(column,
+                  "missing: rows of the training regime need the columns chips and "
+                  "optimizer");
+        }
+      }
+      m.chips = in.PositiveInt("chips");
+      m.optimizer = in.OneOf("optimizer", sim::OptimizerNames(), "optimizer");
+    }
     m.source_id = in.NonEmpty("source_id");
     m.source_ref = in.Text("source_ref");
     if (columns.count("source_model")) m.source_model = in.Text("source_model");

@@ -24,6 +24,9 @@ inline constexpr const char* kRegimeEngineLatency = "engine_latency";
 inline constexpr const char* kRegimeFrameworkLatency = "framework_latency";
 // dcnas's own timings on the host CPU (`dcnas measure`, LibTorch eager): compute time per batch.
 inline constexpr const char* kRegimeHostCpu = "host_cpu";
+// One data-parallel training step (forward, backward, all-reduce, update) of the global batch
+// `batch_size` over `chips` chips with `optimizer`; latency_ms is the step time.
+inline constexpr const char* kRegimeTraining = "training";
 const std::vector<std::string>& RegimeNames();
 const std::vector<std::string>& PrecisionNames();  // fp32, tf32, fp16, bf16, int8
 
@@ -37,6 +40,10 @@ struct Measurement {
   double latency_ms = 0;            // per batch; from throughput when only that was published
   double throughput_img_per_s = 0;  // 0 when not published
   std::string regime;
+  // Training rows only (columns `chips` and `optimizer`, required in the training regime): the
+  // chips of the slice (batch_size is the global batch) and the optimizer (sim/train_step.h).
+  int chips = 1;
+  std::string optimizer;
   std::string source_id;
   std::string source_ref;
   std::string source_model;                  // the source's own name (optional column)

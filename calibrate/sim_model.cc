@@ -86,14 +86,22 @@ sim::CalibrationParams SimLatencyModel::Apply(const std::vector<double>& params)
   return c;
 }
 
-const sim::PreparedGraph& SimLatencyModel::Graph(const Measurement& row) const {
+SimLatencyModel::BuiltGraph& SimLatencyModel::Graph(const Measurement& row) const {
   const models::DType dtype = PrecisionDType(row.precision);
-  const GraphKey key{row.model, row.image_size, row.batch_size, static_cast<int>(dtype)};
+  int batch = row.batch_size;
+  if (row.regime == kRegimeTraining) {
+    try {
+      batch = sim::PerChipBatch(row.batch_size, row.chips, spec_);
+    } catch (const InputError& e) {
+      throw InputError(row.where() + ": " + e.what());
+    }
+  }
+  const GraphKey key{row.model, row.image_size, batch, static_cast<int>(dtype)};
   auto it = graphs_.find(key);
   if (it == graphs_.end()) {
     models::BuildOptions options;
     options.resolution = row.image_size;
-    options.batch = row.batch_size;
+    options.batch = batch;
     options.dtype = dtype;
     auto built = std::make_unique<BuiltGraph>();
     try {
@@ -104,15 +112,37 @@ const sim::PreparedGraph& SimLatencyModel::Graph(const Measurement& row) const {
     built->prepared = sim::Prepare(built->graph);
     it = graphs_.emplace(key, std::move(built)).first;
   }
-  return it->second->prepared;
+  return *it->second;
 }
 
 double SimLatencyModel::Simulate(const sim::CalibrationParams& calibration,
                                  const Measurement& row) const {
+  if (row.regime == kRegimeTraining) {
+    BuiltGraph& built = Graph(row);
+    const sim::Optimizer optimizer = sim::ParseOptimizer(row.optimizer);
+    auto it = built.train.find(static_cast<int>(optimizer));
+    if (it == built.train.end()) {
+      it = built.train
+               .emplace(static_cast<int>(optimizer),
+                        sim::BuildTrainGraph(built.prepared, optimizer,
+                                             stack_.rematerialize_elementwise))
+               .first;
+    }
+    sim::TrainOptions options;
+    options.optimizer = optimizer;
+    options.chips = row.chips;
+    // The published step ran: the memory model's estimate does not veto a measurement.
+    options.enforce_memory = false;
+    try {
+      return sim::SimulateTrainStep(it->second, spec_, stack_, calibration, options).step_s * 1e3;
+    } catch (const InputError& e) {
+      throw InputError(row.where() + ": " + e.what());
+    }
+  }
   sim::SimOptions options;
   options.details = false;
   const sim::Report report =
-      sim::Simulate(Graph(row), spec_, stack_, calibration, options, &cache_);
+      sim::Simulate(Graph(row).prepared, spec_, stack_, calibration, options, &cache_);
   return report.latency_s * 1e3;
 }
 
@@ -125,14 +155,15 @@ std::vector<double> SimLatencyModel::PredictAllMs(const std::vector<double>& par
   const sim::CalibrationParams calibration = Apply(params);
   // Entries for earlier parameter vectors are never hit again: start each evaluation empty.
   cache_.Clear();
-  // Rows that share a graph (repeated measurements of one configuration) are simulated once.
-  std::map<const sim::PreparedGraph*, double> latency_ms;
+  // Rows that share a configuration (repeated measurements) are simulated once.
+  using Config = std::tuple<const BuiltGraph*, int, std::string>;
+  std::map<Config, double> latency_ms;
   std::vector<double> out;
   out.reserve(rows.size());
   for (const Measurement& row : rows) {
-    const sim::PreparedGraph* graph = &Graph(row);
-    auto it = latency_ms.find(graph);
-    if (it == latency_ms.end()) it = latency_ms.emplace(graph, Simulate(calibration, row)).first;
+    const Config config{&Graph(row), row.chips, row.optimizer};
+    auto it = latency_ms.find(config);
+    if (it == latency_ms.end()) it = latency_ms.emplace(config, Simulate(calibration, row)).first;
     out.push_back(it->second);
   }
   return out;

@@ -15,6 +15,7 @@
 #include "sim/prepared.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
+#include "sim/train_step.h"
 
 namespace dcnas::calibrate {
 
@@ -58,9 +59,11 @@ class SimLatencyModel : public LatencyModel {
   struct BuiltGraph {
     models::Graph graph;
     sim::PreparedGraph prepared;
+    std::map<int, sim::TrainGraph> train;  // by optimizer, for training rows
   };
   using GraphKey = std::tuple<std::string, int, int, int>;
-  const sim::PreparedGraph& Graph(const Measurement& row) const;
+  // The graph a row simulates: at the row's batch, or at the per-chip batch of a training row.
+  BuiltGraph& Graph(const Measurement& row) const;
   double Simulate(const sim::CalibrationParams& calibration, const Measurement& row) const;
 
   sim::AcceleratorSpec spec_;

@@ -116,6 +116,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"min-surrogate-tau", -1, 1},
       {"in-flight", 1, 1000000},
       {"task-timeout", 0, 1e7},
+      {"chips", 1, 1 << 16},
   };
   return kRanges;
 }

@@ -54,7 +54,8 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "measurements", po::value(&a.files)->multitoken()->required(),
       "measurement CSV files (data/measurements/*.csv)")(
       "regime", po::value(&a.regime),
-      "large_batch, engine_latency or framework_latency (required when the rows span several)")(
+      "large_batch, engine_latency, framework_latency, host_cpu or training (required when the "
+      "rows span several; training rows are steps of the global batch over `chips` chips)")(
       "where", po::value(&a.where_items)->multitoken(),
       "COLUMN=VALUE: keep rows whose extra column matches (e.g. layout=NHWC)")(
       "fit", po::value(&a.fit_list),
@@ -73,7 +74,8 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "evaluate", po::value(&a.evaluate),
       "no fit: report the error of this calibration (e.g. a profile fitted on another chip)")(
       "out", po::value(&a.out), "write the calibrated profile (YAML) here")(
-      "name", po::value(&a.name), "profile name (default ACCEL-STACK-PRECISION)")(
+      "name", po::value(&a.name),
+      "profile name (default ACCEL-STACK-PRECISION, with -training for the training regime)")(
       "chart", po::value(&a.chart_path), "write the parity chart (SVG) here")(
       "residuals", po::value(&a.residuals_path), "write per-row predictions and residuals (CSV)")(
       "set", po::value(&a.set_items)->multitoken(), "KEY=VALUE accelerator override (what-if)");
@@ -266,10 +268,14 @@ int RunCalibrate(const Args& args) {
   add(a.chart_path, RenderSvg(cal::ParityChart(final_rows, "parity: " + title)));
   add(a.residuals_path, cal::PredictionsTable(final_rows, LofoPredictions(result)).ToCsv());
   if (!a.out.empty()) {
-    const sim::CalibrationParams profile = cal::MakeProfile(
-        model, result,
-        {a.name, device, stack.name, a.precision, rows.regime, a.files, rows.sha256,
-         rows.selection.where, fit_fields, a.set_items, cal::TodayUtc()});
+    // A training profile is named apart from the inference profile of the same setup.
+    const std::string name = !a.name.empty() || rows.regime != cal::kRegimeTraining
+                                 ? a.name
+                                 : device + "-" + stack.name + "-" + a.precision + "-training";
+    const sim::CalibrationParams profile =
+        cal::MakeProfile(model, result,
+                         {name, device, stack.name, a.precision, rows.regime, a.files, rows.sha256,
+                          rows.selection.where, fit_fields, a.set_items, cal::TodayUtc()});
     add(a.out, cal::ProfileFileText(profile, result, title));
   }
   WriteFileSet(set);

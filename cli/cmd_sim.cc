@@ -5,6 +5,7 @@
 #include "cli/sim_common.h"
 #include "common/text.h"
 #include "sim/engine.h"
+#include "sim/train_step.h"
 #include "study/precision.h"
 
 namespace dcnas::cli {
@@ -79,36 +80,101 @@ std::vector<std::string> SplitList(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// `dcnas sim --mode train`: one data-parallel training step of the global batch --batch.
+int RunTrainStep(ModelSelection selection, const sim::SimSetup& setup, const SimSelection& sim_sel,
+                 const std::string& optimizer, int chips, bool no_memory_check, Format f,
+                 const std::string& out) {
+  if (f == Format::kCsv) throw UsageError("--mode train: --format is text or json");
+  if (!selection.graph_path.empty()) {
+    throw UsageError(
+        "--mode train needs a zoo MODEL or --blocks: a --graph file fixes its "
+        "batch, and the step's per-chip batch is --batch / --chips");
+  }
+  sim::TrainOptions options;
+  options.optimizer = sim::ParseOptimizer(optimizer);
+  options.chips = chips;
+  options.fusion = !sim_sel.no_fusion;
+  options.enforce_memory = !no_memory_check;
+  selection.batch = sim::PerChipBatch(selection.batch, chips, setup.spec);
+  const models::Graph graph = selection.Load();
+  const sim::PreparedGraph prepared = sim::Prepare(graph);
+  const sim::TrainGraph train =
+      sim::BuildTrainGraph(prepared, options.optimizer, setup.stack.rematerialize_elementwise);
+  const sim::TrainReport report =
+      sim::SimulateTrainStep(train, setup.spec, setup.stack, setup.calibration, options);
+  Emit(f == Format::kJson ? sim::TrainReportToJson(report) : sim::TrainReportToText(report), out);
+  return 0;
+}
+
+}  // namespace
+
 int RunSim(const Args& args) {
   po::options_description options("options");
   ModelSelection selection;
   SimSelection sim_sel;
   std::string format;
   std::string out;
+  std::string mode;
+  std::string optimizer;
+  int chips = 1;
   bool per_op = false;
+  bool no_memory_check = false;
   po::positional_options_description positional;
   selection.AddOptions(options, positional, 128, "auto");
   options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv")(
       "per-op", po::bool_switch(&per_op), "text/csv: one row per op instead of per block")(
-      "out", po::value(&out), "write to this file instead of stdout");
+      "out", po::value(&out), "write to this file instead of stdout")(
+      "mode", po::value(&mode)->default_value("infer"),
+      "infer (one forward pass of --batch) or train (one data-parallel training step of the "
+      "global batch --batch over --chips chips)")(
+      "optimizer", po::value(&optimizer)->default_value("sgd-momentum"),
+      "train: sgd-momentum, rmsprop, adam or lars")(
+      "chips", po::value(&chips)->default_value(1),
+      "train: chips in the slice (TPU v3-8 = 4 chips, v3-32 = 16; each TPU v2/v3 chip holds "
+      "2 TensorCore replicas)")(
+      "no-memory-check", po::bool_switch(&no_memory_check),
+      "train: report a step whose memory high-water mark exceeds HBM instead of refusing it");
   sim_sel.AddOptions(options, false);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas sim MODEL|--graph g.json|--blocks S... --accel tpu-v3 [--stack xla-tpu] "
              "[--batch 128] [--resolution R] [--precision bf16] [--calibration FILE] "
-             "[--set k=v]... [--format text|json|csv] [--per-op]",
+             "[--set k=v]... [--format text|json|csv] [--per-op] "
+             "[--mode train --optimizer rmsprop --chips 16]",
              "Simulates inference of a model on an accelerator with a software stack: latency per\n"
              "batch, images/s, achieved TFLOP/s and % of peak, operational intensity, time by\n"
-             "bound (matrix, vector, memory, overhead), per block or per op. Formulas:\n"
-             "sim/README.md.",
+             "bound (matrix, vector, memory, overhead), per block or per op.\n"
+             "With --mode train, one data-parallel training step instead: --batch is the global\n"
+             "batch of the slice, split over --chips chips (and the replicas of each chip); the\n"
+             "report gives the step time, images/s, the split into forward, backward, exposed\n"
+             "gradient all-reduce and optimizer update, and the memory high-water mark per chip.\n"
+             "Formulas: sim/README.md.",
              options, positional, vm)) {
     return 0;
   }
   const Format f = ParseFormat(format);
+  if (mode != "infer" && mode != "train") {
+    throw UsageError("--mode: expected infer or train, got '" + mode + "'");
+  }
+  if (mode == "infer") {
+    for (const char* name : {"optimizer", "chips"}) {
+      if (!vm[name].defaulted()) {
+        throw UsageError(std::string("--") + name + " applies to --mode train only");
+      }
+    }
+    if (no_memory_check) throw UsageError("--no-memory-check applies to --mode train only");
+  } else if (per_op) {
+    throw UsageError("--per-op applies to --mode infer only");
+  }
   if (!selection.HasSource()) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
   const sim::SimSetup setup =
       sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
   sim_sel.ApplyPrecision(selection, setup.spec.kind);
+  if (mode == "train") {
+    return RunTrainStep(selection, setup, sim_sel, optimizer, chips, no_memory_check, f, out);
+  }
   const models::Graph graph = selection.Load();
   const sim::Report report =
       sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, sim_sel.Options());

@@ -62,6 +62,19 @@ calibrate tpu-v3-xla-tpu-bf16 --accel tpu-v3 --stack xla-tpu --precision bf16 \
 calibrate epyc-zen4-libtorch-cpu-fp32 --accel epyc-zen4 --set cores=1 --stack libtorch-cpu \
   --precision fp32 --measurements $m/host-cpu.csv
 
+# Training regime (sim/train_step.h): one data-parallel step of the global batch over `chips`
+# chips. TPU v3: the NFNet paper's v3-32 step times (ResNet-50, EfficientNet-B0/B3..B7) and
+# MLPerf Training ResNet-50 (v3-8 .. v3-1024); RTX 3090: timm's AMP training benchmark.
+calibrate tpu-v3-xla-tpu-bf16-training --accel tpu-v3 --stack xla-tpu --precision bf16 \
+  --regime training --measurements $m/tpu_training.csv
+calibrate rtx-3090-pytorch-eager-fp16-training --accel rtx-3090 --stack pytorch-eager \
+  --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv
+# What training teaches about inference: the training-fitted TPU v3 profile predicts the one
+# TPU v3 inference row (MLPerf v0.5 ResNet-50 Offline), which it never saw.
+echo "== transfer tpu-v3 training -> inference"
+"$dcnas" calibrate --accel tpu-v3 --stack xla-tpu --precision bf16 --measurements $m/tpu_v3.csv \
+  --evaluate $out/tpu-v3-xla-tpu-bf16-training.yaml | tee "$rep/transfer-tpu-v3-training-to-inference.txt"
+
 # Transfer: the rtx-4090 profile predicts the rtx-3090 rows with only the accelerator swapped.
 echo "== transfer rtx-4090 -> rtx-3090"
 "$dcnas" calibrate --accel rtx-3090 --stack pytorch-eager --precision fp16 \

@@ -30,6 +30,8 @@ const std::vector<CalibrationField>& CalibrationFields() {
        "fraction of on-chip memory usable to hold tensors"},
       {"systolic_pipeline_scale", &C::systolic_pipeline_scale, 0, 100,
        "multiplies systolic weight-load/fill/drain cycles"},
+      {"interconnect_efficiency", &C::interconnect_efficiency, 1e-3, 1,
+       "achieved fraction of interconnect link bandwidth in an all-reduce (training)"},
       {"ops_relu", &C::ops_relu, 0, 1000, "vector ops per element: relu"},
       {"ops_relu6", &C::ops_relu6, 0, 1000, "vector ops per element: relu6"},
       {"ops_swish", &C::ops_swish, 0, 1000, "vector ops per element: swish (+1 transcendental)"},

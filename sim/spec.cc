@@ -51,6 +51,12 @@ uint64_t Fingerprint(const AcceleratorSpec& s) {
     h = HashMix(h, l.per_core ? 1 : 0);
     h = HashMix(h, l.holds_tensors ? 1 : 0);
   }
+  const InterconnectSpec& ic = s.interconnect;
+  for (char c : ic.topology) h = HashMix(h, static_cast<uint64_t>(c));
+  h = HashMix(h, static_cast<uint64_t>(ic.links_per_chip));
+  h = HashDouble(h, ic.link_bandwidth_gbps);
+  h = HashDouble(h, ic.link_latency_us);
+  h = HashMix(h, static_cast<uint64_t>(ic.replicas_per_chip));
   return h;
 }
 
@@ -185,6 +191,24 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
     level.holds_tensors = l.Bool("holds_tensors");
     l.Finish();
     s.on_chip.push_back(level);
+  }
+  if (r.Has("interconnect")) {
+    ConfigReader ic = r.Map("interconnect");
+    InterconnectSpec& c = s.interconnect;
+    c.topology = ic.String("topology");
+    if (c.topology != "ring" && c.topology != "switch" && c.topology != "torus2d") {
+      ic.Fail("topology", "expected ring, switch or torus2d, got '" + c.topology + "'");
+    }
+    c.name = ic.StringOr("name", "");
+    c.links_per_chip = static_cast<int>(ic.Integer("links_per_chip", 1, 1024));
+    if (c.topology == "torus2d" && c.links_per_chip % 4 != 0) {
+      ic.Fail("links_per_chip", "a 2D torus needs a multiple of 4 links (+x, -x, +y, -y), got " +
+                                    std::to_string(c.links_per_chip));
+    }
+    c.link_bandwidth_gbps = ic.Number("link_bandwidth_gbps", 1e-6, 1e9);
+    c.link_latency_us = ic.NumberOr("link_latency_us", 0, 0, 1e6);
+    c.replicas_per_chip = static_cast<int>(ic.IntegerOr("replicas_per_chip", 1, 1, 1024));
+    ic.Finish();
   }
   int holders = 0;
   for (const auto& l : s.on_chip) holders += l.holds_tensors ? 1 : 0;

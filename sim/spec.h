@@ -36,6 +36,21 @@ struct OnChipLevel {
   bool holds_tensors = false;  // the level used for reuse and fusion decisions (exactly one)
 };
 
+// How chips talk to each other in a data-parallel slice (optional; training steps only). A ring
+// or switch topology runs a ring all-reduce over all links at once; a 2D torus reduces
+// dimension by dimension over half the links each (sim/collective.h has the closed forms).
+struct InterconnectSpec {
+  std::string topology = "none";  // none, ring, switch, torus2d
+  std::string name;               // ICI, NVLink, PCIe (informational)
+  int links_per_chip = 0;
+  double link_bandwidth_gbps = 0;  // per link, per direction (GB/s)
+  double link_latency_us = 0;      // per step of a ring (hop latency and synchronisation)
+  // Data-parallel replicas per chip: TPU v2/v3 TensorCores are separate devices (2); one
+  // replica per chip for GPUs and TPU v4 megacore.
+  int replicas_per_chip = 1;
+  bool present() const { return topology != "none"; }
+};
+
 // The silicon: clock, cores, matrix and vector units, HBM and on-chip memories, with the
 // file it was read from and the overrides applied.
 struct AcceleratorSpec {
@@ -53,6 +68,7 @@ struct AcceleratorSpec {
   double hbm_capacity_gib = 0;
   double hbm_bandwidth_gbps = 0;
   std::vector<OnChipLevel> on_chip;  // non-empty
+  InterconnectSpec interconnect;     // topology none when the file has no interconnect section
   uint64_t fingerprint = 0;          // hash of every numeric field (cache identity)
 
   double clock_hz() const { return clock_ghz * 1e9; }

@@ -93,19 +93,32 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
   s.gemm_split_k = r.BoolOr("gemm_split_k", false);
   s.gemm_tiled_cuda_cores = r.BoolOr("gemm_tiled_cuda_cores", false);
   s.winograd_tile = static_cast<int>(r.IntegerOr("winograd_tile", 0, 0, 6));
+  s.allreduce_overlap = r.NumberOr("allreduce_overlap", 0, 0, 1);
+  s.rematerialize_elementwise = r.BoolOr("rematerialize_elementwise", false);
   r.Finish();
   uint64_t h = 0x84222325cbf29ce4ULL;
   h = HashDouble(h, s.kernel_overhead_us);
-  for (uint64_t v :
-       {uint64_t{s.fuse_batch_norm}, uint64_t{s.fuse_bias}, uint64_t{s.fused_activations},
-        uint64_t{s.fuse_residual_add}, uint64_t{s.fuse_se_multiply},
-        uint64_t{s.fuse_elementwise_chains}, static_cast<uint64_t>(s.max_group_ops),
-        static_cast<uint64_t>(s.depthwise_unit), static_cast<uint64_t>(s.grouped_conv_unit),
-        static_cast<uint64_t>(s.grouped_conv_mapping), static_cast<uint64_t>(s.alignment_fp32),
-        static_cast<uint64_t>(s.alignment_fp16), static_cast<uint64_t>(s.alignment_bf16),
-        static_cast<uint64_t>(s.alignment_int8), static_cast<uint64_t>(s.unaligned),
-        static_cast<uint64_t>(s.gemm_min_tile), uint64_t{s.gemm_split_k},
-        uint64_t{s.gemm_tiled_cuda_cores}, static_cast<uint64_t>(s.winograd_tile)}) {
+  h = HashDouble(h, s.allreduce_overlap);
+  for (uint64_t v : {uint64_t{s.fuse_batch_norm},
+                     uint64_t{s.fuse_bias},
+                     uint64_t{s.fused_activations},
+                     uint64_t{s.fuse_residual_add},
+                     uint64_t{s.fuse_se_multiply},
+                     uint64_t{s.fuse_elementwise_chains},
+                     static_cast<uint64_t>(s.max_group_ops),
+                     static_cast<uint64_t>(s.depthwise_unit),
+                     static_cast<uint64_t>(s.grouped_conv_unit),
+                     static_cast<uint64_t>(s.grouped_conv_mapping),
+                     static_cast<uint64_t>(s.alignment_fp32),
+                     static_cast<uint64_t>(s.alignment_fp16),
+                     static_cast<uint64_t>(s.alignment_bf16),
+                     static_cast<uint64_t>(s.alignment_int8),
+                     static_cast<uint64_t>(s.unaligned),
+                     static_cast<uint64_t>(s.gemm_min_tile),
+                     uint64_t{s.gemm_split_k},
+                     uint64_t{s.gemm_tiled_cuda_cores},
+                     static_cast<uint64_t>(s.winograd_tile),
+                     uint64_t{s.rematerialize_elementwise}}) {
     h = HashMix(h, v);
   }
   s.fingerprint = h;

@@ -36,6 +36,12 @@ struct StackProfile : cost::KernelRules {
   bool fuse_elementwise_chains = false;  // standalone elementwise ops fuse with each other
   int max_group_ops = 1;                 // longest fused group
   std::string layout = "nhwc";           // informational: nhwc or nchw
+  // Training steps (sim/train_step.h): the fraction of the backward pass under which the
+  // gradient all-reduce can run (0: it starts after backward; 1: fully overlapped, bucketed).
+  double allreduce_overlap = 0;
+  // Training steps: backward recomputes the outputs of elementwise chains (batch norm, bias,
+  // activation) from their input instead of keeping them (XLA's rematerialisation of cheap ops).
+  bool rematerialize_elementwise = false;
   // Alignment of K and N (channels) for the matrix unit, per dtype (0: no rule).
   int alignment_fp32 = 0;
   int alignment_fp16 = 0;

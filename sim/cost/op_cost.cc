@@ -81,7 +81,13 @@ TensorCoreGeometry GpuGeometry(const CostContext& ctx) {
   return geo;
 }
 
-void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
+void MatrixWork(const PreparedOp& op, const CostContext& base, OpWork& w) {
+  CostContext split;
+  if (op.split_reduction && !base.kernels.gemm_split_k) {
+    split = base;
+    split.kernels.gemm_split_k = true;
+  }
+  const CostContext& ctx = op.split_reduction && !base.kernels.gemm_split_k ? split : base;
   const CostParams& p = ctx.params;
   const MatrixPath path = ChooseMatrixPath(op, ctx);
   const MappedGemm mapped = MapGemm(op, ctx, path);
@@ -106,10 +112,15 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
                                  ctx.transcendentals_per_s, p.vector_efficiency);
       break;
   }
-  // Bias (when the kernel has one) runs on the vector unit.
-  const double bias_elements = op.flops - 2.0 * op.macs;
+  // Bias (when the kernel has one) runs on the vector unit, as does a training kernel's
+  // recomputed elementwise prologue (extra_vector_ops, counted in its FLOPs too).
+  const double bias_elements = op.flops - 2.0 * op.macs - op.extra_vector_ops;
   if (bias_elements > 0) {
     w.vector_s += VectorSeconds(bias_elements * p.ops_bias, 0, ctx.vector_ops_per_s,
+                                ctx.transcendentals_per_s, p.vector_efficiency);
+  }
+  if (op.extra_vector_ops > 0 || op.extra_transcendentals > 0) {
+    w.vector_s += VectorSeconds(op.extra_vector_ops, op.extra_transcendentals, ctx.vector_ops_per_s,
                                 ctx.transcendentals_per_s, p.vector_efficiency);
   }
   if (op.weight_bytes > ctx.usable_onchip_bytes && ctx.usable_onchip_bytes > 0) {
@@ -121,6 +132,7 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
 
 MatrixPath ChooseMatrixPath(const PreparedOp& op, const CostContext& ctx) {
   const KernelRules& rules = ctx.kernels;
+  if (op.vector_reduction) return MatrixPath::kVectorStream;
   bool on_matrix = ctx.matrix_supports_dtype;
   if (op.cls == OpClass::kDepthwise) {
     on_matrix = on_matrix && rules.depthwise_unit == ExecUnit::kMatrix;
@@ -260,6 +272,8 @@ OpWork ComputeOpWork(const PreparedOp& op, const CostContext& ctx) {
       w.unit = Unit::kNone;
       return w;
   }
+  ops += op.extra_vector_ops;
+  transcendentals += op.extra_transcendentals;
   w.unit = Unit::kVector;
   w.vector_s = VectorSeconds(ops, transcendentals, ctx.vector_ops_per_s, ctx.transcendentals_per_s,
                              p.vector_efficiency);
@@ -282,7 +296,7 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
     terms.hbm_bytes += i == 0 ? bytes * work.input_passes : bytes;
   }
   terms.hbm_bytes += op.weight_bytes + op.out_bytes;
-  if (intermediate_input >= 0) {
+  if (intermediate_input >= 0 && !graph.op_by_id(intermediate_input).kept_output) {
     const PreparedOp& p = graph.op_by_id(intermediate_input);
     terms.hbm_bytes -= p.out_bytes;
     terms.intermediate_bytes += p.out_bytes;

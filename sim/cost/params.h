@@ -21,6 +21,9 @@ struct CostParams {
   double group_launch_scale = 1.0;
   double onchip_usable_fraction = 0.5;   // of the reuse level's capacity usable to hold tensors
   double systolic_pipeline_scale = 1.0;  // multiplies weight-load, fill and drain cycles
+  // Achieved fraction of the interconnect's link bandwidth in a gradient all-reduce (training
+  // steps only, sim/train_step.h).
+  double interconnect_efficiency = 0.70;
   // Vector ops per output element (an op = one lane-cycle).
   double ops_relu = 1;
   double ops_relu6 = 2;

@@ -39,6 +39,21 @@ struct PreparedOp {
   double in_elements = 0;  // of the main input
   double window = 1;       // pooling window elements
   double per_image_out_bytes = 0;
+  // Vector work beyond the class's per-element rule: the batch statistics of a training batch
+  // norm, the extra multiply of a backward op, an optimizer's update arithmetic, a recomputed
+  // elementwise prologue (sim/train_step.h). Zero for inference graphs.
+  double extra_vector_ops = 0;
+  double extra_transcendentals = 0;
+  // Backward kernels of a training step (sim/train_step.h): a weight gradient's reduction over
+  // the batch and pixels may be split over idle SMs whatever the stack's inference GEMM rule
+  // (cuDNN's weight-gradient kernels do), and a depthwise weight gradient (a per-channel
+  // reduction of x * dy) runs on the vector unit whatever the stack's depthwise unit.
+  bool split_reduction = false;
+  bool vector_reduction = false;
+  // The output is also read by a later phase (a forward activation kept for backward): a fused
+  // group still writes it to HBM (multi-output fusion) though its consumer in the group reads it
+  // on chip. num_consumers then counts the consumers of the op's own phase only.
+  bool kept_output = false;
   uint64_t signature = 0;  // kind, attributes, shapes, dtype
 };
 

@@ -108,3 +108,31 @@ TEST_CASE("rows whose model the zoo cannot build are set aside with a reason", "
 }
 
 }  // namespace dcnas::calibrate
+
+namespace dcnas::calibrate {
+
+TEST_CASE("training rows carry their chips and optimizer", "[calibrate]") {
+  const std::string header =
+      "model,device,stack,precision,batch_size,image_size,latency_ms,throughput_img_per_s,regime,"
+      "source_id,source_ref,chips,optimizer\n";
+  const auto row = [](const std::string& chips, const std::string& optimizer) {
+    return "resnet50,v100,pytorch-eager,fp16,1024,224,41.6,,training,src,ref," + chips + "," +
+           optimizer + "\n";
+  };
+  const auto rows = ParseMeasurements(header + row("16", "lars"), "t.csv", kVocabulary);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].regime == kRegimeTraining);
+  CHECK(rows[0].chips == 16);
+  CHECK(rows[0].optimizer == "lars");
+  CHECK_THROWS_WITH(ParseMeasurements(header + row("0", "lars"), "t.csv", kVocabulary),
+                    Catch::Contains("t.csv:2") && Catch::Contains("'chips'"));
+  CHECK_THROWS_WITH(ParseMeasurements(header + row("16", "sgd"), "t.csv", kVocabulary),
+                    Catch::Contains("unknown optimizer 'sgd'"));
+  // A training row in a file without the columns names what is missing.
+  CHECK_THROWS_WITH(
+      ParseMeasurements(kHeader + "resnet50,v100,tensorrt,fp16,8,224,3,,training,s,r,m,\n", "u.csv",
+                        kVocabulary),
+      Catch::Contains("u.csv:2") && Catch::Contains("chips and optimizer"));
+}
+
+}  // namespace dcnas::calibrate

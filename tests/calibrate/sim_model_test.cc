@@ -1,6 +1,7 @@
 #include "calibrate/sim_model.h"
 
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "calibrate/fit.h"
 #include "common/errors.h"
@@ -99,6 +100,54 @@ TEST_CASE("a measurement the zoo cannot build names its row", "[calibrate]") {
   rows[0].image_size = 1000000;
   CHECK_THROWS_WITH(model.PredictAllMs(DefaultValues(model), rows),
                     Catch::Contains("synthetic.csv:2") && Catch::Contains("resnet50"));
+}
+
+}  // namespace dcnas::calibrate
+
+namespace dcnas::calibrate {
+
+TEST_CASE("training rows are simulated as data-parallel steps and fitted",
+          "[calibrate][relational]") {
+  const auto spec = sim::LoadAccelerator("tpu-v3");
+  const auto stack = sim::LoadStack("xla-tpu");
+  const std::vector<std::string> fields = {"matrix_efficiency", "memory_efficiency"};
+  const SimLatencyModel model(spec, stack, sim::DefaultCalibration(), fields,
+                              models::BuiltinModels());
+  std::vector<Measurement> rows;
+  for (const auto& [model_name, chips, batch] :
+       std::vector<std::tuple<std::string, int, int>>{{"resnet50", 16, 1024},
+                                                      {"resnet50", 4, 1024},
+                                                      {"resnet50", 64, 16384},
+                                                      {"efficientnet-b0", 16, 1024},
+                                                      {"efficientnet-b3", 16, 1024}}) {
+    Measurement m;
+    m.model = model_name;
+    m.device = "tpu-v3";
+    m.stack = "xla-tpu";
+    m.precision = "bf16";
+    m.batch_size = batch;
+    m.image_size = models::BuiltinModels().Get(model_name).native_resolution;
+    m.regime = kRegimeTraining;
+    m.chips = chips;
+    m.optimizer = "sgd-momentum";
+    m.file = "train.csv";
+    m.line = static_cast<int>(rows.size()) + 2;
+    rows.push_back(m);
+  }
+  const std::vector<double> truth = {0.6, 0.5};
+  const std::vector<double> synthetic = model.PredictAllMs(truth, rows);
+  // The same graph (64 images per chip) on 16 chips and on 4 chips: different steps.
+  CHECK(synthetic[0] != synthetic[1]);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].latency_ms = synthetic[i];
+  FitOptions options;
+  options.regularization = 1e-9;
+  const FitResult fit = Fit(model, rows, options);
+  CHECK(fit.values[0] == Approx(truth[0]).epsilon(0.01));
+  CHECK(fit.values[1] == Approx(truth[1]).epsilon(0.01));
+  // A global batch that does not split over the slice names the row.
+  rows[0].batch_size = 1000;
+  CHECK_THROWS_WITH(model.PredictAllMs(truth, rows),
+                    Catch::Contains("train.csv:2") && Catch::Contains("multiple of 32"));
 }
 
 }  // namespace dcnas::calibrate

@@ -67,6 +67,26 @@ check "sim --graph --precision refused" 2 "$dcnas" sim --graph "$tmp/g.json" --a
 python3 -c "import json,sys; g=json.load(open(sys.argv[1])); g[\"info\"][\"batch\"]=64; json.dump(g,open(sys.argv[2],\"w\"))" "$tmp/g.json" "$tmp/g64.json"
 check "graph info.batch contradicting its input refused" 2 "$dcnas" sim --graph "$tmp/g64.json" --accel host-cpu
 contains "info.batch named" "$tmp/err" "info.batch: says 64 but the input op"
+# Training steps (--mode train): the split, the memory and the refusals.
+check "sim train" 0 "$dcnas" sim resnet50 --accel tpu-v3 --mode train --optimizer rmsprop --chips 16 --batch 1024
+contains "sim train step" "$tmp/out" "images/s"
+contains "sim train all-reduce" "$tmp/out" "torus2d 4x4"
+contains "sim train per replica" "$tmp/out" "32 replicas x 32 per replica"
+contains "sim train memory" "$tmp/out" "memory per chip"
+check "sim train json" 0 "$dcnas" sim efficientnet-b0 --accel v100 --stack pytorch-eager --mode train --chips 8 --batch 256 --format json
+json_ok "sim train json parses" "$tmp/out"
+contains "sim train json exposed all-reduce" "$tmp/out" '"exposed_s"'
+check "sim train over HBM refused" 2 "$dcnas" sim resnet50 --accel tpu-v3 --mode train --batch 8192
+contains "sim train refusal names the parts" "$tmp/err" "activations at the high-water mark"
+check "sim train over HBM reported" 0 "$dcnas" sim resnet50 --accel tpu-v3 --mode train --batch 8192 --no-memory-check
+check "sim train batch not split" 2 "$dcnas" sim resnet50 --accel tpu-v3 --mode train --chips 16 --batch 1000
+contains "sim train split message" "$tmp/err" "multiple of 32"
+check "sim train unknown optimizer" 2 "$dcnas" sim resnet50 --accel tpu-v3 --mode train --optimizer sgd
+check "sim train without interconnect" 2 "$dcnas" sim resnet50 --accel epyc-zen4 --mode train --chips 2 --batch 64
+contains "sim train interconnect message" "$tmp/err" "no interconnect section"
+check "sim --chips without train" 2 "$dcnas" sim resnet50 --accel tpu-v3 --chips 4
+check "sim unknown mode" 2 "$dcnas" sim resnet50 --accel tpu-v3 --mode training
+check "sim train --graph refused" 2 "$dcnas" sim --graph "$tmp/g.json" --accel host-cpu --mode train
 check "sim unknown accel" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v9
 contains "unknown accel suggests" "$tmp/err" "tpu-v"
 check "sim unknown --set key" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set matrix_unit.rowz=256
