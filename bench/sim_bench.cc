@@ -1,10 +1,12 @@
 // Simulator speed: EfficientNet-B0 at batch 128 on tpu-v3 (warm and cold cost cache, with and
-// without the per-op report), graph preparation, and the whole zoo on every shipped accelerator.
+// without the per-op report), graph preparation, the whole zoo on every shipped accelerator, and
+// a ResNet-50 training step on a TPU v3-32 slice (building its ops, then simulating it).
 // Targets (issue 3): <= 20 us warm, <= 200 us cold, whole zoo x accelerators < 1 s.
 #include <benchmark/benchmark.h>
 
 #include "models/zoo/zoo.h"
 #include "sim/engine.h"
+#include "sim/train_step.h"
 
 namespace {
 
@@ -111,5 +113,41 @@ void ZooOnEveryAccelerator(benchmark::State& state) {
 BENCHMARK(ZooOnEveryAccelerator)->Unit(benchmark::kMillisecond);
 
 }  // namespace
+
+struct R50Train {
+  models::Graph graph;
+  sim::PreparedGraph prepared;
+  sim::SimSetup setup;
+  R50Train()
+      : graph(models::BuiltinModels().Build("resnet50", {224, 64, models::DType::kBf16})),
+        prepared(sim::Prepare(graph)),
+        setup(sim::LoadSetup("tpu-v3", "xla-tpu", "tpu-v3-xla-tpu-bf16-training", {})) {}
+};
+
+const R50Train& TrainFixture() {
+  static const R50Train kR50;
+  return kR50;
+}
+
+void R50TrainGraphBuild(benchmark::State& state) {
+  const R50Train& f = TrainFixture();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sim::BuildTrainGraph(f.prepared, sim::Optimizer::kSgdMomentum, true));
+  }
+}
+BENCHMARK(R50TrainGraphBuild)->Unit(benchmark::kMicrosecond);
+
+void R50TrainStepV3x32(benchmark::State& state) {
+  const R50Train& f = TrainFixture();
+  const sim::TrainGraph train =
+      sim::BuildTrainGraph(f.prepared, sim::Optimizer::kSgdMomentum, true);
+  sim::TrainOptions options;
+  options.chips = 16;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        sim::SimulateTrainStep(train, f.setup.spec, f.setup.stack, f.setup.calibration, options));
+  }
+}
+BENCHMARK(R50TrainStepV3x32)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

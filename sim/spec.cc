@@ -40,6 +40,8 @@ uint64_t Fingerprint(const AcceleratorSpec& s) {
     h = HashMix(h, static_cast<uint64_t>(v));
   }
   for (double v : m.macs_per_cycle) h = HashDouble(h, v);
+  h = HashMix(h, static_cast<uint64_t>(m.dataflow));
+  h = HashMix(h, m.double_buffered ? 1 : 0);
   h = HashMix(h, static_cast<uint64_t>(s.vector_unit.lanes));
   for (double v : s.vector_unit.ops_per_lane_per_cycle) h = HashDouble(h, v);
   h = HashDouble(h, s.vector_unit.transcendentals_per_cycle);
@@ -145,6 +147,20 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
     mu.kind = MatrixKind::kSystolic;
     mu.rows = static_cast<int>(m.Integer("rows", 1, 1 << 16));
     mu.cols = static_cast<int>(m.Integer("cols", 1, 1 << 16));
+    const std::string dataflow = m.StringOr("dataflow", "ws");
+    if (dataflow == "ws") {
+      mu.dataflow = cost::Dataflow::kWeightStationary;
+    } else if (dataflow == "os") {
+      mu.dataflow = cost::Dataflow::kOutputStationary;
+    } else if (dataflow == "is") {
+      mu.dataflow = cost::Dataflow::kInputStationary;
+    } else {
+      m.Fail("dataflow",
+             "expected ws (weight-stationary), os (output-stationary) or is "
+             "(input-stationary), got '" +
+                 dataflow + "'");
+    }
+    mu.double_buffered = m.BoolOr("double_buffered", true);
   } else if (mk == "tensor_core") {
     mu.kind = MatrixKind::kTensorCore;
     mu.tile_m = static_cast<int>(m.Integer("tile_m", 1, 1 << 16));

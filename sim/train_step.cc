@@ -168,7 +168,7 @@ class Builder {
       std::vector<Input> inputs;
       bool any_grad = false;
       for (int k = 0; k < op.num_inputs; ++k) {
-        const size_t slot = static_cast<size_t>(op.first_input + k);
+        const size_t slot = static_cast<size_t>(op.first_input) + static_cast<size_t>(k);
         const int producer = f_.inputs[slot];
         inputs.push_back(Input{new_id_[Index(producer)], f_.input_bytes[slot]});
         any_grad = any_grad || requires_grad_[Index(producer)];
@@ -250,7 +250,7 @@ class Builder {
     int id = -1;
   };
   FwdInput InputOf(const PreparedOp& op, int k) const {
-    const size_t slot = static_cast<size_t>(op.first_input + k);
+    const size_t slot = static_cast<size_t>(op.first_input) + static_cast<size_t>(k);
     const int producer = f_.inputs[slot];
     return FwdInput{producer, f_.input_bytes[slot], new_id_[Index(producer)]};
   }
@@ -532,7 +532,7 @@ class Builder {
     for (size_t i = 0; i < n; ++i) {
       const PreparedOp& op = g.ops[i];
       for (int k = 0; k < op.num_inputs; ++k) {
-        const int p = g.inputs[static_cast<size_t>(op.first_input + k)];
+        const int p = g.inputs[static_cast<size_t>(op.first_input) + static_cast<size_t>(k)];
         auto& list = consumers[static_cast<size_t>(p)];
         if (list.empty() || list.back() != static_cast<int>(i)) list.push_back(static_cast<int>(i));
       }

@@ -19,26 +19,59 @@ MatrixCycles SystolicCycles(const Gemm& g, const SystolicGeometry& geo) {
   if (g.m <= 0 || g.k <= 0 || g.n <= 0 || g.groups <= 0) return out;
   const int64_t rows = geo.rows;
   const int64_t cols = geo.cols;
-  if (g.k <= rows && g.n <= cols) {
-    const int64_t gpp = std::max<int64_t>(1, std::min(rows / g.k, cols / g.n));
-    out.passes = CeilDiv(g.groups, gpp);
-  } else {
-    out.passes = g.groups * CeilDiv(g.k, rows) * CeilDiv(g.n, cols);
+  const int64_t m_core = CeilDiv(g.m, geo.cores);
+  int64_t temporal = m_core;
+  switch (geo.dataflow) {
+    case Dataflow::kWeightStationary:
+      // Groups pack block-diagonally in one weight tile; the streamed rows serve them all.
+      if (g.k <= rows && g.n <= cols) {
+        const int64_t gpp = std::max<int64_t>(1, std::min(rows / g.k, cols / g.n));
+        out.passes = CeilDiv(g.groups, gpp);
+      } else {
+        out.passes = g.groups * CeilDiv(g.k, rows) * CeilDiv(g.n, cols);
+      }
+      break;
+    case Dataflow::kOutputStationary: {
+      // Outputs M x N stay; groups pack side by side along the columns (N), and their
+      // reductions stream one after the other (zero weights for the other groups).
+      if (g.n <= cols) {
+        const int64_t gpp = std::min(g.groups, std::max<int64_t>(1, cols / g.n));
+        out.passes = CeilDiv(g.groups, gpp) * CeilDiv(m_core, rows);
+        temporal = gpp * g.k;
+      } else {
+        out.passes = g.groups * CeilDiv(m_core, rows) * CeilDiv(g.n, cols);
+        temporal = g.k;
+      }
+      break;
+    }
+    case Dataflow::kInputStationary: {
+      // Inputs K x M stay; groups pack along the rows (K), their filters streaming in turn.
+      if (g.k <= rows) {
+        const int64_t gpp = std::min(g.groups, std::max<int64_t>(1, rows / g.k));
+        out.passes = CeilDiv(g.groups, gpp) * CeilDiv(m_core, cols);
+        temporal = gpp * g.n;
+      } else {
+        out.passes = g.groups * CeilDiv(g.k, rows) * CeilDiv(m_core, cols);
+        temporal = g.n;
+      }
+      break;
+    }
   }
   const int64_t units = geo.units_per_core;
-  const int64_t m_core = CeilDiv(g.m, geo.cores);
-  int64_t m_unit = m_core;
+  int64_t t_unit = temporal;
   if (out.passes >= units) {
     out.rounds = CeilDiv(out.passes, units);
   } else {
     out.rounds = 1;
-    m_unit = CeilDiv(m_core, units / out.passes);
+    t_unit = CeilDiv(temporal, units / out.passes);
   }
   const double load = geo.pipeline_scale * static_cast<double>(rows);
   const double fill = load;
   const double drain = geo.pipeline_scale * static_cast<double>(cols);
-  out.cycles = load + static_cast<double>(out.rounds) *
-                          (std::max(static_cast<double>(m_unit), load) + fill + drain);
+  const auto t = static_cast<double>(t_unit);
+  const auto rounds = static_cast<double>(out.rounds);
+  out.cycles = geo.double_buffered ? load + rounds * (std::max(t, load) + fill + drain)
+                                   : rounds * (load + fill + drain + t - 2.0);
   const double capacity = out.cycles * static_cast<double>(rows * cols * units * geo.cores);
   out.utilization = static_cast<double>(g.macs()) / capacity;
   return out;

@@ -10,32 +10,43 @@ namespace dcnas::sim::cost {
 
 // The systolic arrays a GEMM runs on.
 struct SystolicGeometry {
-  int rows = 128;  // K direction
-  int cols = 128;  // N direction
+  int rows = 128;  // R
+  int cols = 128;  // C
   int units_per_core = 1;
   int cores = 1;
-  double pipeline_scale = 1.0;  // multiplies weight-load, fill and drain cycles
+  double pipeline_scale = 1.0;  // multiplies the stationary-operand load, fill and drain cycles
+  Dataflow dataflow = Dataflow::kWeightStationary;
+  bool double_buffered = true;
 };
 
 // Cycles of one GEMM on the matrix unit, with its tiling.
 struct MatrixCycles {
   double cycles = 0;       // on the busiest unit
-  int64_t passes = 0;      // weight tiles (systolic) or thread-block tiles (tensor core)
+  int64_t passes = 0;      // folds (systolic) or thread-block tiles (tensor core)
   int64_t rounds = 0;      // passes per unit (systolic) or waves (tensor core)
   double utilization = 0;  // useful MACs / (cycles * all units' MACs per cycle)
 };
 
-// Weight-stationary systolic array. Each pass loads a (<= rows) x (<= cols) weight tile and
-// streams the m rows of activations through it. Groups that fit side by side in one tile share
-// a pass (block-diagonal packing); otherwise K and N are padded to whole tiles.
-//   passes      = ceil(groups / gpp) if k <= rows and n <= cols (gpp = min(rows/k, cols/n)),
-//                 else groups * ceil(k/rows) * ceil(n/cols)
-//   m_core      = ceil(m / cores)              (rows of M split over cores)
-//   if passes >= units: rounds = ceil(passes/units), m_unit = m_core
-//   else:               rounds = 1, m_unit = ceil(m_core / floor(units/passes))
-//   load = fill = s*rows, drain = s*cols       (s = pipeline_scale)
-//   cycles = load + rounds * (max(m_unit, load) + fill + drain)
-// (the first weight load is exposed; later loads are double-buffered under the streaming).
+// A systolic array of R x C PEs. The dataflow decides which operand stays in the PEs and which
+// dimension streams through in time (SCALE-Sim's mapping), with m = ceil(m / cores) first (the
+// rows of M split over cores):
+//   ws (weights K x N stay, T = m):  groups pack block-diagonally in one tile:
+//     passes = ceil(groups / gpp) if k <= R and n <= C (gpp = min(R/k, C/n)),
+//              else groups * ceil(k/R) * ceil(n/C)
+//   os (outputs M x N stay, T = k):  groups pack along the columns, their reductions streaming in
+//     turn: gpp = min(groups, C/n), passes = ceil(groups/gpp) * ceil(m/R), T = gpp * k
+//     (n > C: passes = groups * ceil(m/R) * ceil(n/C), T = k)
+//   is (inputs K x M stay, T = n):   groups pack along the rows: gpp = min(groups, R/k),
+//     passes = ceil(groups/gpp) * ceil(m/C), T = gpp * n
+//     (k > R: passes = groups * ceil(k/R) * ceil(m/C), T = n)
+//   if passes >= units: rounds = ceil(passes/units), T_unit = T
+//   else:               rounds = 1, T_unit = ceil(T / floor(units/passes))
+//   load = fill = s*R, drain = s*C       (s = pipeline_scale)
+// double-buffered (the next fold's stationary tile moves in or out while the current one
+// streams; the first load is exposed):
+//   cycles = load + rounds * (max(T_unit, load) + fill + drain)
+// not double-buffered (every fold pays its load; SCALE-Sim's (2R + C + T - 2) per fold at s = 1):
+//   cycles = rounds * (load + fill + drain + T_unit - 2)
 MatrixCycles SystolicCycles(const Gemm& gemm, const SystolicGeometry& geometry);
 
 // The SMs, tiles and rates a tensor-core (or CUDA-core) GEMM runs with.

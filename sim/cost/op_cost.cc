@@ -187,6 +187,8 @@ MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixP
       geo.units_per_core = mu.units_per_core;
       geo.cores = ctx.cores;
       geo.pipeline_scale = p.systolic_pipeline_scale;
+      geo.dataflow = mu.dataflow;
+      geo.double_buffered = mu.double_buffered;
       // Dtypes that need several passes through the array (fp32 as bf16 passes) take longer.
       const double rate =
           mu.macs_per_cycle[DTypeIndex(ctx.dtype)] / (static_cast<double>(geo.rows) * geo.cols);

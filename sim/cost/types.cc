@@ -36,4 +36,16 @@ const char* OpClassName(OpClass cls) {
   return "?";
 }
 
+const char* DataflowName(Dataflow dataflow) {
+  switch (dataflow) {
+    case Dataflow::kWeightStationary:
+      return "ws";
+    case Dataflow::kOutputStationary:
+      return "os";
+    case Dataflow::kInputStationary:
+      return "is";
+  }
+  return "ws";
+}
+
 }  // namespace dcnas::sim::cost

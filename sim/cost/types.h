@@ -20,12 +20,23 @@ inline int DTypeIndex(models::DType dtype) { return static_cast<int>(dtype); }
 // The kind of matrix unit: a weight-stationary systolic array or GPU tensor cores.
 enum class MatrixKind : uint8_t { kSystolic, kTensorCore };
 
+// What a systolic array keeps in its PEs while the other operand streams through: the weights
+// (K x N), the outputs (M x N, accumulated in place) or the inputs (K x M).
+enum class Dataflow : uint8_t { kWeightStationary, kOutputStationary, kInputStationary };
+// "ws", "os" or "is".
+const char* DataflowName(Dataflow dataflow);
+
 // The matrix unit of one core (sim/README.md documents each field and its unit).
 struct MatrixUnitSpec {
   MatrixKind kind = MatrixKind::kSystolic;
-  // Systolic array: rows hold the reduction (K) dimension, columns the output channels (N).
+  // Systolic array: rows hold the reduction (K) dimension, columns the output channels (N)
+  // under the weight-stationary dataflow.
   int rows = 0;
   int cols = 0;
+  Dataflow dataflow = Dataflow::kWeightStationary;
+  // The next fold's stationary operand loads while the current fold streams (false: every fold
+  // pays its load, as SCALE-Sim's cycle model charges it).
+  bool double_buffered = true;
   // Tensor cores: the thread-block tile the vendor libraries use (M x N outputs, K per step) and
   // how many such tiles one SM runs at once.
   int tile_m = 0;

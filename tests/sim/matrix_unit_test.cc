@@ -169,3 +169,102 @@ TEST_CASE("tensor cores: small tiles become bound by operand bandwidth") {
 
 }  // namespace
 }  // namespace dcnas::sim::cost
+
+namespace dcnas::sim::cost {
+namespace {
+
+// SCALE-Sim's compute-cycle model (Samajdar et al., "SCALE-Sim: Systolic CNN Accelerator
+// Simulator", arXiv:1811.02883, and its ISPASS 2020 scaling paper): a layer mapped onto an R x C
+// array with spatial extents Sr x Sc and temporal extent T takes
+//   (2R + C + T - 2) * ceil(Sr / R) * ceil(Sc / C)
+// cycles, with (Sr, Sc, T) = (K, N, M) weight-stationary, (M, N, K) output-stationary and
+// (K, M, N) input-stationary (M = output pixels x batch, K = window x channels, N = filters).
+double ScaleSimCycles(int64_t r, int64_t c, int64_t sr, int64_t sc, int64_t t) {
+  const auto folds = static_cast<double>(((sr + r - 1) / r) * ((sc + c - 1) / c));
+  return static_cast<double>(2 * r + c + t - 2) * folds;
+}
+
+SystolicGeometry ScaleSimArray(Dataflow dataflow, int rows, int cols) {
+  SystolicGeometry g;
+  g.rows = rows;
+  g.cols = cols;
+  g.units_per_core = 1;
+  g.cores = 1;
+  g.dataflow = dataflow;
+  g.double_buffered = false;
+  return g;
+}
+
+TEST_CASE("the three dataflows reproduce SCALE-Sim's compute cycles") {
+  struct Layer {
+    int64_t m, k, n;
+  };
+  // Single-fold and multi-fold layers: a 1x1 conv, a 3x3 conv, an FC, a thin and a wide GEMM.
+  const std::vector<Layer> layers = {
+      {196, 64, 64}, {3136, 576, 64}, {32, 2048, 1000}, {50176, 27, 32}, {49, 4608, 512}};
+  for (const auto& [rows, cols] : {std::pair{128, 128}, std::pair{32, 64}, std::pair{256, 16}}) {
+    for (const Layer& l : layers) {
+      INFO("array " << rows << "x" << cols << ", M=" << l.m << " K=" << l.k << " N=" << l.n);
+      const Gemm gemm{l.m, l.k, l.n, 1};
+      CHECK(SystolicCycles(gemm, ScaleSimArray(Dataflow::kWeightStationary, rows, cols)).cycles ==
+            ScaleSimCycles(rows, cols, l.k, l.n, l.m));
+      CHECK(SystolicCycles(gemm, ScaleSimArray(Dataflow::kOutputStationary, rows, cols)).cycles ==
+            ScaleSimCycles(rows, cols, l.m, l.n, l.k));
+      CHECK(SystolicCycles(gemm, ScaleSimArray(Dataflow::kInputStationary, rows, cols)).cycles ==
+            ScaleSimCycles(rows, cols, l.k, l.m, l.n));
+    }
+  }
+}
+
+TEST_CASE("double buffering hides every stationary load after the first") {
+  // 4 x 4 = 16 folds of a 512 x 512 weight tile, M = 1000 rows streamed per fold.
+  const Gemm gemm{1000, 512, 512, 1};
+  SystolicGeometry g = ScaleSimArray(Dataflow::kWeightStationary, 128, 128);
+  const double every_fold = SystolicCycles(gemm, g).cycles;
+  CHECK(every_fold == 16 * (2 * 128 + 128 + 1000 - 2));
+  g.double_buffered = true;
+  const MatrixCycles hidden = SystolicCycles(gemm, g);
+  CHECK(hidden.cycles == 128 + 16 * (1000 + 128 + 128));
+  CHECK(hidden.passes == 16);
+  // A single fold pays its load either way; the forms differ by the 2-cycle skew only.
+  const Gemm one{1000, 128, 128, 1};
+  g.double_buffered = false;
+  const double single_off = SystolicCycles(one, g).cycles;
+  g.double_buffered = true;
+  CHECK(SystolicCycles(one, g).cycles - single_off == 2);
+}
+
+TEST_CASE("output-stationary arrays suit long reductions, weight-stationary long streams") {
+  SystolicGeometry ws = ScaleSimArray(Dataflow::kWeightStationary, 128, 128);
+  SystolicGeometry os = ScaleSimArray(Dataflow::kOutputStationary, 128, 128);
+  // A weight gradient: few outputs (576 x 64), a reduction over 100k pixels: weight-stationary
+  // folds the reduction 784 times (784 x 958 cycles), output-stationary folds the 576 outputs 5
+  // times and streams the reduction (5 x 100734).
+  const Gemm wgrad{576, 100352, 64, 1};
+  CHECK(SystolicCycles(wgrad, ws).cycles == 784 * 958);
+  CHECK(SystolicCycles(wgrad, os).cycles == 5 * 100734);
+  // A forward 1x1 conv over a large map: many output rows, a short reduction; the reverse.
+  const Gemm conv{100352, 64, 64, 1};
+  CHECK(SystolicCycles(conv, ws).cycles == 100734);
+  CHECK(SystolicCycles(conv, os).cycles == 784 * 446);
+  // A depthwise layer (128 channels, 3x3): output-stationary packs the 128 one-column groups
+  // side by side and streams their 9-tap reductions in turn: 98 folds of 128 x 9 cycles of stream.
+  const Gemm dw{12544, 9, 1, 128};
+  CHECK(SystolicCycles(dw, os).passes == 98);
+  CHECK(SystolicCycles(dw, os).cycles == 98 * (2 * 128 + 128 + 128 * 9 - 2));
+  // Input-stationary packs 14 groups of 9 channels along the rows.
+  SystolicGeometry is = ScaleSimArray(Dataflow::kInputStationary, 128, 128);
+  CHECK(SystolicCycles(dw, is).passes == 10 * 98);
+  CHECK(SystolicCycles(dw, is).cycles == 10 * 98 * (2 * 128 + 128 + 14 - 2));
+  // Utilisation never exceeds 1 under any dataflow.
+  for (Dataflow d :
+       {Dataflow::kWeightStationary, Dataflow::kOutputStationary, Dataflow::kInputStationary}) {
+    SystolicGeometry g = ScaleSimArray(d, 128, 128);
+    CHECK(SystolicCycles(wgrad, g).utilization <= 1.0);
+    CHECK(SystolicCycles(conv, g).utilization <= 1.0);
+    CHECK(SystolicCycles(dw, g).utilization <= 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace dcnas::sim::cost
