@@ -9,6 +9,7 @@ the step `dcnas measure --mode train` times. Prints one line of JSON: median ste
 import argparse
 import json
 import math
+import resource
 import statistics
 import sys
 import time
@@ -226,11 +227,14 @@ def main():
         step()
     clock = time.process_time if a.cpu_clock else time.perf_counter
     samples = []
+    before = resource.getrusage(resource.RUSAGE_SELF)
     for _ in range(a.repeats):
         t0 = clock()
         step()
         samples.append(1000.0 * (clock() - t0))
+    after = resource.getrusage(resource.RUSAGE_SELF)
     median = statistics.median(samples)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     print(json.dumps({
         "model": graph.get("info", {}).get("model", ""),
         "torch_version": torch.__version__,
@@ -241,6 +245,8 @@ def main():
         "median_ms": median,
         "spread_ms": max(samples) - min(samples),
         "images_per_s": 1000.0 * n / median,
+        "minor_faults_per_step": (after.ru_minflt - before.ru_minflt) / a.repeats,
+        "kernel_cpu_share": (after.ru_stime - before.ru_stime) / cpu if cpu > 0 else 0.0,
     }))
 
 

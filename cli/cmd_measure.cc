@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/kill_point.h"
+#include "common/process_stats.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "models/graph_json.h"
@@ -69,6 +70,7 @@ struct MeasureArgs {
   std::vector<std::string> names;
   std::vector<std::string> graph_paths;
   std::string batch_text, mode_text, out, notes, save_graphs, device_name, regime;
+  std::string malloc_policy = "keep";
   int resolution = 0, removed = 0, in_channels = 3, num_classes = 1000;
   double width_scale = 1.0;
   lt::MeasureOptions m;
@@ -102,8 +104,12 @@ void AddOptions(po::options_description& options, MeasureArgs& a) {
       "regime", po::value(&a.regime)->default_value(""),
       "regime column (default host_cpu, or host_cpu_train with --mode train)")(
       "notes", po::value(&a.notes), "text for the notes column")(
-      "save-graphs", po::value(&a.save_graphs),
-      "write each timed zoo graph to DIR/<model>-b<batch>-r<resolution>.json")(
+      "malloc", po::value(&a.malloc_policy)->default_value("keep"),
+      "keep (LibTorch's large buffers stay in the heap between runs) or system (glibc's "
+      "defaults, which return them to the kernel and fault them in again every run); the "
+      "notes column records the policy, the minor page faults per run and the kernel's share "
+      "of CPU time")("save-graphs", po::value(&a.save_graphs),
+                     "write each timed zoo graph to DIR/<model>-b<batch>-r<resolution>.json")(
       "out", po::value(&a.out),
       "CSV file (rewritten atomically after every point); default stdout")(
       "resume", po::bool_switch(&a.resume),
@@ -147,10 +153,13 @@ models::Graph JobGraph(const Job& job, const MeasureArgs& a) {
   return graph;
 }
 
-std::string RowNotes(const MeasureArgs& a) {
+std::string RowNotes(const MeasureArgs& a, const lt::Measurement& r) {
   std::string notes = std::string(a.m.cpu_clock ? "process CPU time per run; " : "") +
                       "warmup=" + std::to_string(a.m.warmup) + "; median of " +
-                      std::to_string(a.m.repeats) + " runs, spread = max - min";
+                      std::to_string(a.m.repeats) + " runs, spread = max - min; malloc " +
+                      a.malloc_policy + ": " + FormatFixed(r.minor_faults_per_run, 0) +
+                      " minor page faults per run, kernel " +
+                      FormatFixed(100.0 * r.kernel_cpu_share, 1) + "% of CPU time";
   if (a.removed > 0 || a.width_scale != 1.0) {
     notes += "; proxy removed_downsamples=" + std::to_string(a.removed) +
              " width_scale=" + FormatFixed(a.width_scale, 3);
@@ -185,7 +194,7 @@ size_t TimeJobs(const std::vector<Job>& jobs, const MeasureArgs& a,
     table.AddRow(calibrate::TimingCells(
         {model_name, a.device_name, "libtorch-cpu", "fp32", r.batch, r.resolution_px, r.median_ms,
          r.spread_ms, r.throughput_img_per_s, a.m.repeats, a.regime, "dcnas_measure", source_ref,
-         cpu_model, r.threads, RowNotes(a)}));
+         cpu_model, r.threads, RowNotes(a, r)}));
     if (!a.out.empty()) Emit(table.ToCsv(), a.out);
     KillPoint("measure.row-written");
   }
@@ -225,6 +234,7 @@ int RunMeasure(const Args& args) {
     throw UsageError("unknown --mode '" + a.mode_text + "' (valid: inference, train)");
   }
   if (a.resume && a.out.empty()) throw UsageError("--resume needs --out");
+  ApplyMallocPolicy(ParseMallocPolicy(a.malloc_policy));
   for (const auto& name : a.names) (void)models::BuiltinModels().Get(name);  // fail before timing
   const std::vector<Job> jobs = JobsOf(a, batches);
   if (a.regime.empty()) {

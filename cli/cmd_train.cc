@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "common/process_stats.h"
+#include "common/table.h"
 #include "models/block_string.h"
 #include "models/counts.h"
 #include "models/graph_json.h"
@@ -26,6 +28,7 @@ struct TrainArgs {
   std::string model, graph_path, optimizer, out;
   std::vector<std::string> blocks;
   double width = 1.0, depth = 1.0, width_scale = 0.0;
+  std::string malloc_policy = "keep";
   int resolution = 0, removed = -1;
   bool proxy = false, no_augment = false;
   lt::TrainOptions t;
@@ -73,7 +76,11 @@ void AddTrainOptions(po::options_description& options, TrainArgs& a) {
       "out", po::value(&a.out), "run directory: checkpoint, metrics.jsonl, result.json")(
       "resume", po::bool_switch(&t.resume), "continue the run in --out from its last checkpoint")(
       "stop-after-epoch", po::value(&t.stop_after_epoch)->default_value(0),
-      "stop once this epoch is done (train in parts with --resume)");
+      "stop once this epoch is done (train in parts with --resume)")(
+      "malloc", po::value(&a.malloc_policy)->default_value("keep"),
+      "keep (LibTorch's large buffers stay in the heap between steps) or system (glibc's "
+      "defaults: returned to the kernel and faulted in again every step); the summary gives "
+      "the minor page faults per step either way");
 }
 
 // The graph the command trains: --graph as it is, or a zoo model / --blocks network built with
@@ -137,6 +144,7 @@ int RunTrain(const Args& args) {
   t.optimizer = lt::ParseOptimizer(a.optimizer);
   t.augment = !a.no_augment;
   if (t.crop_pad < 0 || t.crop_pad > 8) throw UsageError("--crop-pad wants 0..8 pixels");
+  ApplyMallocPolicy(ParseMallocPolicy(a.malloc_policy));
   models::BuildOptions build;
   const models::Graph graph = BuildTrainGraph(a, build);
 
@@ -155,6 +163,9 @@ int RunTrain(const Args& args) {
   std::cout << r.model << ": test accuracy " << 100.0 * r.test_accuracy << "% after " << r.epochs
             << " epochs (" << lt::FormatDuration(r.train_time_s) << " of training, "
             << static_cast<int64_t>(r.images_per_s) << " img/s); " << a.out << "/result.json\n";
+  std::cerr << "malloc " << a.malloc_policy << ": " << static_cast<int64_t>(r.minor_faults_per_step)
+            << " minor page faults per step, kernel " << FormatFixed(100.0 * r.kernel_cpu_share, 1)
+            << "% of CPU time (" << r.steps_run << " steps)\n";
   return 0;
 }
 

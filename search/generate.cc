@@ -1,7 +1,5 @@
 #include "search/generate.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -12,6 +10,7 @@
 #include <set>
 
 #include "common/errors.h"
+#include "common/process_stats.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "models/counts.h"
@@ -23,11 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace lt = models::libtorch;
-
-// malloc thresholds of a training worker (glibc's dynamic mmap threshold stops at 32 MiB on
-// 64-bit; set explicitly, larger buffers come from the heap and stay there).
-constexpr int kWorkerMmapThresholdBytes = 512 << 20;
-constexpr int kWorkerTrimThresholdBytes = 1 << 30;
 
 uint64_t SplitMix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -54,8 +48,7 @@ std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t
   // glibc would return LibTorch's large activation buffers to the kernel after every step and
   // fault them back in on the next one (a third of a run's CPU time in the kernel); a worker runs
   // one training, so it keeps them.
-  ::mallopt(M_MMAP_THRESHOLD, kWorkerMmapThresholdBytes);
-  ::mallopt(M_TRIM_THRESHOLD, kWorkerTrimThresholdBytes);
+  ApplyMallocPolicy(MallocPolicy::kKeep);
   try {
     const models::Graph graph = build();
     lt::TrainOptions t;

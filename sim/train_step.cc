@@ -634,14 +634,13 @@ TrainReport SimulateTrainStep(const TrainGraph& train, const AcceleratorSpec& sp
   // statistics are a second output of the convolution's kernel (multi-output fusion) and the
   // normalisation joins the kernel that consumes it; a stack that does not runs the statistics
   // and the normalisation as kernels of their own (sim/README.md, "Training steps").
-  const StackProfile& train_stack = stack;
-  const cost::CostContext ctx = MakeCostContext(spec, train_stack, calibration, graph.dtype);
+  const cost::CostContext ctx = MakeCostContext(spec, stack, calibration, graph.dtype);
   const size_t n = graph.ops.size();
   std::vector<cost::OpWork> work(n);
   for (size_t i = 0; i < n; ++i) {
     if (graph.ops[i].cls != OpClass::kView) work[i] = cost::ComputeOpWork(graph.ops[i], ctx);
   }
-  const FusionPlan plan = PlanFusion(graph, work, ctx, train_stack, options.fusion);
+  const FusionPlan plan = PlanFusion(graph, work, ctx, stack, options.fusion);
   TrainReport r;
   r.tool_version = ToolVersion();
   r.model = graph.model;

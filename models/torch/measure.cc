@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/errors.h"
+#include "common/process_stats.h"
 #include "models/torch/lower.h"
 
 namespace dcnas::models::libtorch {
@@ -95,6 +96,7 @@ Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
   };
+  const ProcessCounters before = ReadProcessCounters();
   for (int i = 0; i < options.repeats; ++i) {
     if (options.cpu_clock) {
       const double start = cpu_ms();
@@ -107,6 +109,10 @@ Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {
     const auto end = std::chrono::steady_clock::now();
     m.samples_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
   }
+  const ProcessCounters used = ReadProcessCounters() - before;
+  m.minor_faults_per_run = static_cast<double>(used.minor_faults) / options.repeats;
+  const double cpu_s = used.user_s + used.system_s;
+  m.kernel_cpu_share = cpu_s > 0 ? used.system_s / cpu_s : 0.0;
   m.median_ms = Median(m.samples_ms);
   m.spread_ms = Spread(m.samples_ms);
   m.throughput_img_per_s = m.median_ms > 0 ? 1000.0 * m.batch / m.median_ms : 0.0;

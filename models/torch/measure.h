@@ -36,6 +36,10 @@ struct Measurement {
   double median_ms = 0.0;
   double spread_ms = 0.0;             // max - min of the samples
   double throughput_img_per_s = 0.0;  // batch / median
+  // Over the timed runs (common/process_stats.h): minor page faults per run, and the share of the
+  // process's CPU time spent in the kernel.
+  double minor_faults_per_run = 0.0;
+  double kernel_cpu_share = 0.0;
 };
 
 // Lowers `graph` (batch and resolution as built) and times it. Throws InputError on impossible

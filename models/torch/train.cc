@@ -9,6 +9,7 @@
 #include <random>
 
 #include "common/errors.h"
+#include "common/process_stats.h"
 #include "models/torch/augment.h"
 #include "models/torch/checkpoint.h"
 #include "models/torch/input_cache.h"
@@ -198,6 +199,7 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
   auto loss_options = F::CrossEntropyFuncOptions().label_smoothing(o.label_smoothing);
   module->train();
   const int last_epoch = o.stop_after_epoch > 0 ? std::min(o.epochs, o.stop_after_epoch) : o.epochs;
+  ProcessCounters step_counters;
   for (int epoch = first_epoch; epoch <= last_epoch; ++epoch) {
     // Per-epoch seeding makes a resumed run identical to an uninterrupted one.
     const uint64_t epoch_seed = o.seed * 1000003ULL + static_cast<uint64_t>(epoch);
@@ -210,6 +212,7 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
     double loss_sum = 0.0;
     int64_t correct = 0, seen = 0;
     double current_lr = lr;
+    const ProcessCounters epoch_start = ReadProcessCounters();
     for (int64_t s = 0; s < steps_per_epoch; ++s) {
       current_lr = schedule.At((epoch - 1) * steps_per_epoch + s);
       SetLr(*optimizer, current_lr);
@@ -241,6 +244,11 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
       }
     }
     const double train_time = std::chrono::duration<double>(Clock::now() - start).count();
+    const ProcessCounters epoch_used = ReadProcessCounters() - epoch_start;
+    step_counters.minor_faults += epoch_used.minor_faults;
+    step_counters.user_s += epoch_used.user_s;
+    step_counters.system_s += epoch_used.system_s;
+    result.steps_run += steps_per_epoch;
     const EvalResult v = Evaluate(module, images.val, channels);
     EpochMetrics m;
     m.epoch = epoch;
@@ -261,6 +269,12 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
     if (progress) progress(EpochLine(result.history.back(), o.epochs), true);
   }
 
+  if (result.steps_run > 0) {
+    result.minor_faults_per_step =
+        static_cast<double>(step_counters.minor_faults) / static_cast<double>(result.steps_run);
+    const double cpu_s = step_counters.user_s + step_counters.system_s;
+    result.kernel_cpu_share = cpu_s > 0 ? step_counters.system_s / cpu_s : 0.0;
+  }
   result.epochs = static_cast<int>(result.history.size());
   result.val_accuracy = result.history.empty() ? 0.0 : result.history.back().val_accuracy;
   for (const auto& h : result.history) {

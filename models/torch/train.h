@@ -76,6 +76,12 @@ struct TrainResult {
   double train_time_s = 0.0;  // sum of epoch times, across resumes
   double images_per_s = 0.0;  // mean over epochs
   std::vector<EpochMetrics> history;
+  // The training steps of this invocation (not of earlier resumed parts): how many, the minor
+  // page faults per step and the kernel's share of the process's CPU time during them
+  // (common/process_stats.h).
+  int64_t steps_run = 0;
+  double minor_faults_per_step = 0.0;
+  double kernel_cpu_share = 0.0;
 };
 
 // Reports progress: called with a short line during an epoch (`final` false, for a terminal
