@@ -10,16 +10,6 @@
 namespace dcnas::calibrate {
 namespace {
 
-void AddMetrics(std::map<std::string, double>& out, const std::string& prefix,
-                const ErrorMetrics& m) {
-  out[prefix + "_mape_pct"] = 100.0 * m.mape;
-  out[prefix + "_median_ape_pct"] = 100.0 * m.median_ape;
-  out[prefix + "_within_10_pct"] = 100.0 * m.within_10;
-  out[prefix + "_within_20_pct"] = 100.0 * m.within_20;
-  if (!std::isnan(m.kendall_tau)) out[prefix + "_kendall_tau"] = m.kendall_tau;
-  out[prefix + "_worst_ape_pct"] = 100.0 * m.worst_ape;
-}
-
 std::string Commented(const std::string& text) {
   std::string out;
   for (const std::string& line : Split(text, '\n')) {
@@ -29,6 +19,16 @@ std::string Commented(const std::string& text) {
 }
 
 }  // namespace
+
+void AddMetrics(std::map<std::string, double>& out, const std::string& prefix,
+                const ErrorMetrics& m) {
+  out[prefix + "_mape_pct"] = 100.0 * m.mape;
+  out[prefix + "_median_ape_pct"] = 100.0 * m.median_ape;
+  out[prefix + "_within_10_pct"] = 100.0 * m.within_10;
+  out[prefix + "_within_20_pct"] = 100.0 * m.within_20;
+  if (!std::isnan(m.kendall_tau)) out[prefix + "_kendall_tau"] = m.kendall_tau;
+  out[prefix + "_worst_ape_pct"] = 100.0 * m.worst_ape;
+}
 
 std::string SchemeKey(const std::string& scheme) {
   if (scheme == "leave-one-family-out") return "lofo";
@@ -58,6 +58,7 @@ sim::CalibrationParams MakeProfile(const SimLatencyModel& model, const Calibrati
   c.measurements_file = Join(provenance.measurement_files, ", ");
   c.measurements_sha256 = provenance.measurements_sha256;
   c.date = provenance.date;
+  c.cpu = provenance.cpu;
   c.fit_metrics.clear();
   c.fit_metrics["rows"] = static_cast<double>(result.rows.size());
   c.fit_metrics["models"] = static_cast<double>(distinct_models.size());

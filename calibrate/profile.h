@@ -25,6 +25,7 @@ struct ProfileProvenance {
   std::vector<std::string> fit_fields;         // CalibrationParams fields that were fitted
   std::vector<std::string> overrides;          // accelerator KEY=VALUE what-ifs during the fit
   std::string date;                            // YYYY-MM-DD (UTC) of the fit
+  std::string cpu;  // HostCpu::Identity() of the CPU the rows were timed on (CPU profiles only)
 };
 
 // The fitted parameters of `result` applied to `model`'s start, named and described from
@@ -34,6 +35,11 @@ struct ProfileProvenance {
 // field.
 sim::CalibrationParams MakeProfile(const SimLatencyModel& model, const CalibrationResult& result,
                                    const ProfileProvenance& provenance);
+
+// Adds PREFIX_mape_pct, PREFIX_median_ape_pct, PREFIX_within_10_pct, PREFIX_within_20_pct,
+// PREFIX_kendall_tau (when defined) and PREFIX_worst_ape_pct to `out`.
+void AddMetrics(std::map<std::string, double>& out, const std::string& prefix,
+                const ErrorMetrics& m);
 
 // The profile file: a comment header naming `title` and holding the validation table, then the
 // profile's YAML.

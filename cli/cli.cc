@@ -117,6 +117,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"in-flight", 1, 1000000},
       {"task-timeout", 0, 1e7},
       {"chips", 1, 1 << 16},
+      {"triad-mib", 1, 1 << 16},
   };
   return kRanges;
 }

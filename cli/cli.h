@@ -118,8 +118,9 @@ int RunScale(const Args& args);         // cmd_scale.cc
 int RunSurrogate(const Args& args);  // cmd_surrogate.cc (XGBoost)
 #endif
 #ifdef DCNAS_WITH_TORCH
-int RunMeasure(const Args& args);  // cmd_measure.cc (LibTorch)
-int RunTrain(const Args& args);    // cmd_train.cc (LibTorch)
+int RunMeasure(const Args& args);        // cmd_measure.cc (LibTorch)
+int RunCalibrateHost(const Args& args);  // cmd_calibrate_host.cc (LibTorch)
+int RunTrain(const Args& args);          // cmd_train.cc (LibTorch)
 #endif
 
 }  // namespace dcnas::cli

@@ -44,6 +44,7 @@ struct CalibrateArgs {
   std::string chart_path;
   std::string residuals_path;
   std::vector<std::string> set_items;
+  std::string cpu;
 };
 
 void AddOptions(po::options_description& options, CalibrateArgs& a) {
@@ -78,7 +79,11 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "profile name (default ACCEL-STACK-PRECISION, with -training for the training regime)")(
       "chart", po::value(&a.chart_path), "write the parity chart (SVG) here")(
       "residuals", po::value(&a.residuals_path), "write per-row predictions and residuals (CSV)")(
-      "set", po::value(&a.set_items)->multitoken(), "KEY=VALUE accelerator override (what-if)");
+      "set", po::value(&a.set_items)->multitoken(), "KEY=VALUE accelerator override (what-if)")(
+      "cpu", po::value(&a.cpu),
+      "the CPU the rows were timed on, as 'VENDOR family 0xFF model 0xMM: NAME' (what "
+      "`dcnas calibrate-host --detect-only` prints), recorded in the profile: the simulator "
+      "warns when a CPU profile is used on another CPU");
 }
 
 std::map<std::string, std::string> ParseWhere(const std::vector<std::string>& items) {
@@ -117,6 +122,7 @@ SelectedRows LoadRows(const CalibrateArgs& a, const std::string& device,
                       const std::string& spec_name, const std::string& stack_name) {
   cal::Vocabulary vocabulary;
   for (const std::string& n : sim::AcceleratorNames()) vocabulary.devices.insert(n);
+  vocabulary.devices.insert(device);  // an accelerator given by path (a calibrate-host chip file)
   for (const std::string& n : sim::StackNames()) vocabulary.stacks.insert(n);
   const cal::LoadedMeasurements files = cal::LoadMeasurementFiles(a.files, vocabulary);
   SelectedRows out{files.sha256,
@@ -222,6 +228,7 @@ int RunCalibrate(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
+  if (!a.cpu.empty() && a.out.empty()) throw UsageError("--cpu is recorded in --out's profile");
   if (!a.out.empty() && !a.evaluate.empty()) {
     throw UsageError("--out writes a fitted profile; not with --evaluate");
   }
@@ -275,7 +282,7 @@ int RunCalibrate(const Args& args) {
     const sim::CalibrationParams profile =
         cal::MakeProfile(model, result,
                          {name, device, stack.name, a.precision, rows.regime, a.files, rows.sha256,
-                          rows.selection.where, fit_fields, a.set_items, cal::TodayUtc()});
+                          rows.selection.where, fit_fields, a.set_items, cal::TodayUtc(), a.cpu});
     add(a.out, cal::ProfileFileText(profile, result, title));
   }
   WriteFileSet(set);

@@ -122,6 +122,7 @@ int RunScale(const Args& args) {
                                  : !blocks.empty() ? lacs::BlocksBase(blocks, base_resolution)
                                                    : lacs::RunBase(run_dir, space_file);
   sim::SimSetup setup = sim::LoadSetup(sel.accel, sel.stack, sel.calibration, sel.Overrides());
+  WarnIfOtherCpu(setup);
   const std::string precision = sel.PrecisionFor(setup.spec.kind);
   lacs::NetworkSimulator simulator(std::move(setup), batch, precision, !sel.no_fusion);
   if (trained_file.empty()) trained_file = out + "/trained.jsonl";

@@ -162,6 +162,7 @@ std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const searc
   const SimSelection& sel = a.sim_sel;
   const sim::SimSetup setup =
       sim::LoadSetup(sel.accel, sel.stack, sel.calibration, sel.Overrides());
+  WarnIfOtherCpu(setup);
   search::SimLatencyOptions lo;
   lo.accelerator = sel.accel;
   lo.stack = sel.stack;

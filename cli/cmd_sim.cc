@@ -1,8 +1,10 @@
 // dcnas sim: simulate one model on one accelerator and print the latency report.
 #include <iostream>
+#include <set>
 
 #include "cli/cli.h"
 #include "cli/sim_common.h"
+#include "common/host_cpu.h"
 #include "common/text.h"
 #include "sim/engine.h"
 #include "sim/train_step.h"
@@ -66,8 +68,25 @@ study::RunOptions SimSelection::StudyOptions(int batch, int resolution) const {
 
 std::vector<sim::SimSetup> SimSelection::LoadSetups(const std::vector<std::string>& accels) const {
   std::vector<sim::SimSetup> setups;
-  for (const auto& a : accels) setups.push_back(sim::LoadSetup(a, stack, calibration, Overrides()));
+  for (const auto& a : accels) {
+    setups.push_back(sim::LoadSetup(a, stack, calibration, Overrides()));
+    WarnIfOtherCpu(setups.back());
+  }
   return setups;
+}
+
+void WarnIfOtherCpu(const sim::SimSetup& setup) {
+  static std::set<std::string> warned;
+  if (setup.spec.kind != "cpu" || setup.calibration.cpu.empty()) return;
+  if (!warned.insert(setup.calibration.file).second) return;
+  HostCpu host;
+  try {
+    host = DetectHostCpu();
+  } catch (const InputError&) {
+    return;  // no /proc/cpuinfo: nothing to compare with
+  }
+  const std::string warning = OtherCpuWarning(setup.calibration.name, setup.calibration.cpu, host);
+  if (!warning.empty()) std::cerr << "dcnas: warning: " << warning << "\n";
 }
 
 std::vector<std::string> SplitList(const std::string& text) {
@@ -171,6 +190,7 @@ int RunSim(const Args& args) {
   if (!selection.HasSource()) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
   const sim::SimSetup setup =
       sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
+  WarnIfOtherCpu(setup);
   sim_sel.ApplyPrecision(selection, setup.spec.kind);
   if (mode == "train") {
     return RunTrainStep(selection, setup, sim_sel, optimizer, chips, no_memory_check, f, out);

@@ -155,6 +155,7 @@ int RunSweep(const Args& args) {
   const study::SweepTarget target{sim_sel.accel, sim_sel.stack, sim_sel.calibration};
   const sim::SimSetup first =
       sim::LoadSetup(target.accelerator, target.stack, target.calibration, grid.front());
+  WarnIfOtherCpu(first);
   sim_sel.ApplyPrecision(selection, first.spec.kind);
   sim::SimOptions so = sim_sel.Options();
   so.details = false;

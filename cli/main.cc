@@ -42,6 +42,8 @@ const std::vector<Command>& Commands() {
       {"measure", "time models on this machine's CPU with LibTorch (calibration CSV)",
        dcnas::cli::RunMeasure},
       {"train", "train a model on Fashion-MNIST with LibTorch", dcnas::cli::RunTrain},
+      {"calibrate-host", "detect this CPU, write its chip file, time a probe set, fit, validate",
+       dcnas::cli::RunCalibrateHost},
 #endif
   };
   return kCommands;

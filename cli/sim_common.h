@@ -33,6 +33,10 @@ struct SimSelection {
   std::vector<sim::SimSetup> LoadSetups(const std::vector<std::string>& accels) const;
 };
 
+// Prints a warning to stderr when a CPU setup's calibration records a CPU other than this
+// machine's (common/host_cpu.h), once per calibration file and process.
+void WarnIfOtherCpu(const sim::SimSetup& setup);
+
 // Comma-separated list, trimmed, empty entries dropped.
 std::vector<std::string> SplitList(const std::string& text);
 

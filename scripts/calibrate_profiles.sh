@@ -60,7 +60,8 @@ calibrate tpu-v3-xla-tpu-bf16 --accel tpu-v3 --stack xla-tpu --precision bf16 \
 # The project's own machine (an AMD EPYC Zen 4 VM): dcnas's LibTorch timings (`dcnas measure`,
 # host_cpu regime), taken with one thread, so the fit sees one core of the 2-vCPU chip file.
 calibrate epyc-zen4-libtorch-cpu-fp32 --accel epyc-zen4 --set cores=1 --stack libtorch-cpu \
-  --precision fp32 --measurements $m/host-cpu.csv
+  --precision fp32 --measurements $m/host-cpu.csv \
+  --cpu "AuthenticAMD family 0x19 model 0x11: AMD EPYC"
 
 # Training regime (sim/train_step.h): one data-parallel step of the global batch over `chips`
 # chips. TPU v3: the NFNet paper's v3-32 step times (ResNet-50, EfficientNet-B0/B3..B7) and

@@ -85,6 +85,7 @@ CalibrationParams ParseCalibration(const YAML::Node& root, const std::string& fi
     c.measurements_file = p.StringOr("measurements_file", "");
     c.measurements_sha256 = p.StringOr("measurements_sha256", "");
     c.date = p.StringOr("date", "");
+    c.cpu = p.StringOr("cpu", "");
     if (p.Has("fit")) {
       ConfigReader fit = p.Map("fit");
       for (const auto& key : fit.Keys()) c.fit_metrics[key] = fit.Number(key, -1e300, 1e300);
@@ -164,6 +165,7 @@ std::string CalibrationToYaml(const CalibrationParams& c) {
   out << YAML::Key << "measurements_file" << YAML::Value << c.measurements_file;
   out << YAML::Key << "measurements_sha256" << YAML::Value << c.measurements_sha256;
   out << YAML::Key << "date" << YAML::Value << c.date;
+  if (!c.cpu.empty()) out << YAML::Key << "cpu" << YAML::Value << c.cpu;
   out << YAML::Key << "fit" << YAML::Value << YAML::BeginMap;
   for (const auto& [k, v] : c.fit_metrics) {
     out << YAML::Key << k << YAML::Value;

@@ -24,6 +24,9 @@ struct CalibrationParams : cost::CostParams {
   std::string measurements_file;
   std::string measurements_sha256;
   std::string date;
+  // The CPU a CPU profile's measurements were timed on (HostCpu::Identity(): vendor, family,
+  // model and name); empty for accelerators. Tools warn when it is not this machine's.
+  std::string cpu;
   std::map<std::string, double> fit_metrics;  // e.g. mape_pct, rmse_ms, points
   std::string file;
   std::vector<Override> overrides;

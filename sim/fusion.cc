@@ -65,9 +65,9 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
         const bool epilogue = EpilogueAllowed(op, g, stack);
         if (acyclic && (epilogue || se_prologue) && g.terms.num_ops < stack.max_group_ops) {
           cost::GroupTerms alone;
-          cost::AddToGroup(alone, graph, op, w, -1);
+          cost::AddToGroup(alone, graph, op, w, -1, ctx);
           cost::GroupTerms merged = g.terms;
-          cost::AddToGroup(merged, graph, op, w, op.main_input);
+          cost::AddToGroup(merged, graph, op, w, op.main_input, ctx);
           if (se_prologue) merged.class_scale = w.class_scale;
           const double apart =
               cost::FinishGroup(g.terms, ctx).total_s + cost::FinishGroup(alone, ctx).total_s;
@@ -90,7 +90,7 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
       g.anchor = static_cast<int>(i);
       g.matrix_anchor = IsMatrixClass(op.cls);
       g.elementwise_anchor = op.cls == OpClass::kElementwise || op.cls == OpClass::kPool;
-      cost::AddToGroup(g.terms, graph, op, w, -1);
+      cost::AddToGroup(g.terms, graph, op, w, -1, ctx);
       plan.group_of[i] = static_cast<int>(plan.groups.size());
       plan.groups.push_back(g);
     }

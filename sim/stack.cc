@@ -93,6 +93,7 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
   s.gemm_split_k = r.BoolOr("gemm_split_k", false);
   s.gemm_tiled_cuda_cores = r.BoolOr("gemm_tiled_cuda_cores", false);
   s.winograd_tile = static_cast<int>(r.IntegerOr("winograd_tile", 0, 0, 6));
+  s.inter_kernel_reuse = r.BoolOr("inter_kernel_reuse", false);
   s.allreduce_overlap = r.NumberOr("allreduce_overlap", 0, 0, 1);
   s.rematerialize_elementwise = r.BoolOr("rematerialize_elementwise", false);
   r.Finish();
@@ -118,7 +119,8 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
                      uint64_t{s.gemm_split_k},
                      uint64_t{s.gemm_tiled_cuda_cores},
                      static_cast<uint64_t>(s.winograd_tile),
-                     uint64_t{s.rematerialize_elementwise}}) {
+                     uint64_t{s.rematerialize_elementwise},
+                     uint64_t{s.inter_kernel_reuse}}) {
     h = HashMix(h, v);
   }
   s.fingerprint = h;

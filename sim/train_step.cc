@@ -106,6 +106,7 @@ class Builder {
     const size_t n = f_.ops.size();
     new_id_.assign(n, -1);
     requires_grad_.assign(n, false);
+    params_.assign(n, 0.0);
     contributions_.assign(n, {});
     AddForward();
     AddLoss();
@@ -185,6 +186,7 @@ class Builder {
       const int main = op.main_input >= 0 ? new_id_[Index(op.main_input)] : -1;
       new_id_[i] = Add(op, inputs, main, Phase::kForward, m.name);
       if (op.kind == OpKind::kInput) tg_.input_bytes += op.per_image_out_bytes * f_.batch;
+      params_[i] = static_cast<double>(counts.params);
       if (counts.params > 0) {
         params_of_.emplace_back(i, static_cast<double>(counts.params));
         tg_.params += static_cast<double>(counts.params);
@@ -360,7 +362,7 @@ class Builder {
     const PreparedOp& op = f_.ops[i];
     const models::Op& m = Mop(op);
     const FwdInput x = InputOf(op, 0);
-    const double params = static_cast<double>(models::CountOp(*f_.graph, m).params);
+    const double params = params_[i];  // counted once, in AddForward
     const Gemm& fwd = op.gemm;
     Gemm dgrad;
     Gemm wgrad;
@@ -449,7 +451,7 @@ class Builder {
         // The input gradient is dy itself; the bias gradient is a reduction of dy.
         const FwdInput x = InputOf(op, 0);
         Contribute(x.forward_id, g, gb);
-        const double params = static_cast<double>(models::CountOp(*f_.graph, m).params);
+        const double params = params_[i];
         PreparedOp b = Elementwise(OpKind::kBiasAdd, e, params * kFp32);
         b.per_image_out_bytes = 0;
         grad_of_[i] = Add(b, {{g, gb}}, g, Phase::kBackward, m.name + "/wgrad", true);
@@ -591,6 +593,7 @@ class Builder {
   std::vector<int> new_id_;
   std::vector<bool> requires_grad_;
   std::vector<std::vector<Input>> contributions_;
+  std::vector<double> params_;                        // per forward index (CountOp's params)
   std::vector<std::pair<size_t, double>> params_of_;  // forward index, parameters
   std::map<size_t, int> grad_of_;                     // forward index -> its parameter gradient
   size_t skip_backward_ = 0;

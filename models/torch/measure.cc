@@ -1,5 +1,7 @@
 #include "models/torch/measure.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -44,7 +46,21 @@ std::string CpuModelName() {
 int SetThreads(int threads) {
   if (threads < 1) throw InputError("threads must be at least 1, got " + std::to_string(threads));
   ::torch::set_num_threads(threads);
+  SetBlasThreads(threads);
   return ::at::get_num_threads();
+}
+
+bool SetBlasThreads(int threads) {
+  // LibTorch's set_num_threads reaches OpenMP and MKL but not OpenBLAS's own pthread pool
+  // (Debian's libopenblas0-pthread behind libblas), whose idle workers spin on the other cores
+  // after each GEMM: with one LibTorch thread the process then burns about twice the CPU time of
+  // its wall time, and --cpu-clock measured that. Looked up at run time, since the BLAS behind
+  // libblas.so.3 is chosen by Debian's alternatives, not at link time.
+  using SetFn = void (*)(int);
+  void* symbol = ::dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (symbol == nullptr) return false;
+  reinterpret_cast<SetFn>(symbol)(threads);
+  return true;
 }
 
 Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {

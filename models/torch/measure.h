@@ -53,7 +53,12 @@ double Spread(const std::vector<double>& samples);
 // The CPU model from /proc/cpuinfo ("model name"), or "unknown-cpu".
 std::string CpuModelName();
 
-// Number of LibTorch intra-op threads after setting them (checks the setting took effect).
+// Number of LibTorch intra-op threads after setting them (checks the setting took effect). Also
+// sets the BLAS library's own threads (SetBlasThreads).
 int SetThreads(int threads);
+
+// Sets OpenBLAS's thread pool to `threads` when OpenBLAS is the BLAS loaded in this process
+// (returns whether it is). Its idle workers otherwise spin beside a one-thread LibTorch run.
+bool SetBlasThreads(int threads);
 
 }  // namespace dcnas::models::libtorch

@@ -63,7 +63,7 @@ bool Unaligned(const Gemm& gemm, const CostContext& ctx) {
 
 // GPU GEMM geometry shared by tensor-core and (when the stack tiles them) CUDA-core kernels,
 // without the MAC rate.
-TensorCoreGeometry GpuGeometry(const CostContext& ctx) {
+TensorCoreGeometry GpuGeometry(const CostContext& ctx, bool split_reduction) {
   const MatrixUnitSpec& mu = ctx.matrix_unit;
   TensorCoreGeometry geo;
   geo.tile_m = mu.tile_m;
@@ -72,7 +72,7 @@ TensorCoreGeometry GpuGeometry(const CostContext& ctx) {
   geo.tiles_per_core = mu.tiles_per_core;
   geo.sms = ctx.cores;
   geo.min_tile = ctx.kernels.gemm_min_tile;
-  geo.split_k = ctx.kernels.gemm_split_k;
+  geo.split_k = ctx.kernels.gemm_split_k || split_reduction;
   geo.element_bytes = models::DTypeBytes(ctx.dtype);
   if (ctx.kernels.gemm_min_tile > 0) {
     geo.operand_bytes_per_cycle_per_sm =
@@ -81,27 +81,21 @@ TensorCoreGeometry GpuGeometry(const CostContext& ctx) {
   return geo;
 }
 
-void MatrixWork(const PreparedOp& op, const CostContext& base, OpWork& w) {
-  CostContext split;
-  if (op.split_reduction && !base.kernels.gemm_split_k) {
-    split = base;
-    split.kernels.gemm_split_k = true;
-  }
-  const CostContext& ctx = op.split_reduction && !base.kernels.gemm_split_k ? split : base;
+void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
   const CostParams& p = ctx.params;
   const MatrixPath path = ChooseMatrixPath(op, ctx);
   const MappedGemm mapped = MapGemm(op, ctx, path);
   if (mapped.serial_groups > 1) w.extra_kernels = mapped.serial_groups - 1;
   switch (path) {
     case MatrixPath::kMatrixUnit: {
-      const MatrixCycles mc = CountMatrixCycles(mapped.gemm, ctx, path);
+      const MatrixCycles mc = CountMatrixCycles(mapped.gemm, ctx, path, op.split_reduction);
       w.unit = Unit::kMatrix;
       w.matrix_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
       w.utilization = mc.utilization;
       break;
     }
     case MatrixPath::kTiledCudaCores: {
-      const MatrixCycles mc = CountMatrixCycles(mapped.gemm, ctx, path);
+      const MatrixCycles mc = CountMatrixCycles(mapped.gemm, ctx, path, op.split_reduction);
       w.unit = Unit::kVector;
       w.vector_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.vector_efficiency);
       break;
@@ -171,13 +165,14 @@ MappedGemm MapGemm(const PreparedOp& op, const CostContext& ctx, MatrixPath path
   return mapped;
 }
 
-MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path) {
+MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path,
+                               bool split_reduction) {
   const MatrixUnitSpec& mu = ctx.matrix_unit;
   const CostParams& p = ctx.params;
   switch (path) {
     case MatrixPath::kMatrixUnit: {
       if (TensorCores(ctx)) {
-        TensorCoreGeometry geo = GpuGeometry(ctx);
+        TensorCoreGeometry geo = GpuGeometry(ctx, split_reduction);
         geo.macs_per_cycle_per_sm = mu.macs_per_cycle[DTypeIndex(ctx.dtype)] * mu.units_per_core;
         return TensorCoreCycles(gemm, geo);
       }
@@ -199,7 +194,7 @@ MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixP
     }
     case MatrixPath::kTiledCudaCores: {
       // A CUDA-core GEMM: the same tiles and waves at the CUDA cores' MAC rate.
-      TensorCoreGeometry geo = GpuGeometry(ctx);
+      TensorCoreGeometry geo = GpuGeometry(ctx, split_reduction);
       geo.macs_per_cycle_per_sm =
           ctx.vector_ops_per_s / (ctx.clock_hz * ctx.cores * p.ops_depthwise_per_mac);
       return TensorCoreCycles(gemm, geo);
@@ -282,8 +277,21 @@ OpWork ComputeOpWork(const PreparedOp& op, const CostContext& ctx) {
   return w;
 }
 
+double ResidentInputBytes(double tensor_bytes, double written_since_bytes, double usable_bytes) {
+  return std::clamp(usable_bytes - written_since_bytes, 0.0, std::max(tensor_bytes, 0.0));
+}
+
+double BytesWrittenBetween(const PreparedGraph& graph, int producer_id,
+                           const PreparedOp& consumer) {
+  const int from = graph.position[static_cast<size_t>(producer_id)] + 1;
+  const int to = graph.position[static_cast<size_t>(consumer.id)];
+  double bytes = 0;
+  for (int k = from; k < to; ++k) bytes += graph.ops[static_cast<size_t>(k)].out_bytes;
+  return bytes;
+}
+
 void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp& op,
-                const OpWork& work, int intermediate_input) {
+                const OpWork& work, int intermediate_input, const CostContext& ctx) {
   if (terms.num_ops == 0) terms.class_scale = work.class_scale;
   terms.num_ops += 1;
   terms.extra_kernels += work.extra_kernels;
@@ -295,7 +303,15 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
     const int producer = graph.inputs[slot];
     if (producer == intermediate_input) continue;
     const double bytes = graph.input_bytes[slot];
-    terms.hbm_bytes += i == 0 ? bytes * work.input_passes : bytes;
+    double resident = 0;
+    if (ctx.kernels.inter_kernel_reuse && bytes > 0 &&
+        graph.op_by_id(producer).cls != OpClass::kView) {
+      resident = ResidentInputBytes(bytes, BytesWrittenBetween(graph, producer, op),
+                                    ctx.usable_onchip_bytes);
+      terms.resident_input_bytes += resident;
+    }
+    terms.hbm_bytes +=
+        i == 0 ? (bytes - resident) + bytes * (work.input_passes - 1) : bytes - resident;
   }
   terms.hbm_bytes += op.weight_bytes + op.out_bytes;
   if (intermediate_input >= 0 && !graph.op_by_id(intermediate_input).kept_output) {
@@ -311,7 +327,7 @@ GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
   GroupCost g;
   const bool fits = t.held_per_image_bytes <= ctx.usable_hold_bytes;
   g.hbm_bytes = t.hbm_bytes + (fits ? 0.0 : 2.0 * t.intermediate_bytes);
-  g.onchip_bytes = fits ? 2.0 * t.intermediate_bytes : 0.0;
+  g.onchip_bytes = (fits ? 2.0 * t.intermediate_bytes : 0.0) + t.resident_input_bytes;
   g.matrix_s = t.matrix_s;
   g.vector_s = t.vector_s;
   g.memory_s = MemorySeconds(g.hbm_bytes, ctx.hbm_bytes_per_s, p.memory_efficiency, g.onchip_bytes,

@@ -73,7 +73,10 @@ MappedGemm MapGemm(const PreparedOp& op, const CostContext& ctx, MatrixPath path
 // dtype's rate relative to rows x cols; tensor cores: TensorCoreCycles at the dtype's MAC rate)
 // or on tiled CUDA cores (TensorCoreCycles at the vector rate / ops_depthwise_per_mac). The
 // vector stream is not counted in cycles (its time is VectorSeconds of the op's MACs): zero.
-MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path);
+// `split_reduction` (a weight gradient's long reduction) lets tensor cores split K over idle SMs
+// even where the stack's GEMMs do not (KernelRules::gemm_split_k).
+MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path,
+                               bool split_reduction = false);
 
 // Accumulated cost terms of a (possibly fused) group of ops.
 struct GroupTerms {
@@ -81,6 +84,7 @@ struct GroupTerms {
   double vector_s = 0;
   double hbm_bytes = 0;             // external reads and writes
   double intermediate_bytes = 0;    // tensors produced and consumed inside the group
+  double resident_input_bytes = 0;  // external inputs read from the holding level (L2), not HBM
   double held_per_image_bytes = 0;  // largest intermediate of one image (streamed chain)
   double class_scale = 1;           // of the anchor (first op)
   double extra_kernels = 0;         // launches beyond one per group (OpWork::extra_kernels)
@@ -88,11 +92,25 @@ struct GroupTerms {
   int num_ops = 0;
 };
 
+// Bytes of an S-byte input still resident in the tensor-holding level when its consumer runs:
+// its producer wrote it through that level, and the kernels run since wrote W more bytes into
+// it; of the usable capacity U, the last-written max(0, U - W) bytes remain:
+// min(S, max(0, U - W)). An input that fits (S <= U - W) is read entirely on chip; one larger
+// than the capacity only for its resident share.
+double ResidentInputBytes(double tensor_bytes, double written_since_bytes, double usable_bytes);
+
+// Bytes written (outputs of non-view ops) by the ops strictly between producer `producer_id` and
+// consumer `consumer` in execution (topological) order: the traffic that has passed through the
+// holding level since the producer's kernel.
+double BytesWrittenBetween(const PreparedGraph& graph, int producer_id, const PreparedOp& consumer);
+
 // Adds `op` to `terms`. `intermediate_input` is the producer id whose output is consumed inside
 // the group (-1: none): that input is not read from HBM, and the producer's output (already
-// counted as written by the group) becomes an intermediate instead.
+// counted as written by the group) becomes an intermediate instead. With the stack's
+// `inter_kernel_reuse` (ctx.kernels), an external input produced by an earlier kernel is read
+// from the holding level for its ResidentInputBytes, from HBM for the rest.
 void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp& op,
-                const OpWork& work, int intermediate_input);
+                const OpWork& work, int intermediate_input, const CostContext& ctx);
 
 // The cost of one fused group (one kernel).
 struct GroupCost {
@@ -105,12 +123,12 @@ struct GroupCost {
   double onchip_bytes = 0;
   Bound bound = Bound::kMatrix;
 };
-// Intermediates stay on chip (written and read once at on-chip bandwidth) when the largest of
-// them, for one image, fits in usable_hold_bytes: the usable part of one core's share of the
-// holding level when that level is per core (TPU VMEM), or of the whole level when it is chip-wide
-// (GPU L2).
-// Otherwise they are written to and read back from HBM. One kernel overhead per group, plus one
-// per extra launch of its ops (per-group grouped convolutions).
+// Resident external inputs (AddToGroup) are read at on-chip bandwidth. Intermediates stay on chip
+// (written and read once at on-chip bandwidth) when the largest of them, for one image, fits in
+// usable_hold_bytes: the usable part of one core's share of the holding level when that level is
+// per core (TPU VMEM), or of the whole level when it is chip-wide (GPU L2). Otherwise they are
+// written to and read back from HBM. One kernel overhead per group, plus one per extra launch of
+// its ops (per-group grouped convolutions).
 GroupCost FinishGroup(const GroupTerms& terms, const CostContext& ctx);
 
 }  // namespace dcnas::sim::cost

@@ -77,6 +77,11 @@ struct KernelRules {
   // (0: off). (m+2)^2 batched GEMMs of N*ceil(Ho/m)*ceil(Wo/m) x Cin x Cout replace the direct
   // GEMM, 9m^2/(m+2)^2 times fewer MACs (2.25x for m = 2, 4x for m = 4).
   int winograd_tile = 0;
+  // Inter-kernel L2 reuse (eager stacks, one kernel per op): a kernel's input produced by an
+  // earlier kernel is read from the tensor-holding level (GPU L2) for the part still resident
+  // there, min(S, max(0, U - W)) of its S bytes, where U is the usable holding capacity and W the
+  // bytes written by the kernels run since the producer (ResidentInputBytes, sim/cost/op_cost.h).
+  bool inter_kernel_reuse = false;
 };
 
 // A batch of `groups` independent GEMMs, each (m x k) * (k x n): a convolution as GEMM has

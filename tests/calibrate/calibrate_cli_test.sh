@@ -67,5 +67,17 @@ check "unknown stack" 2 "$dcnas" calibrate --accel v100 --stack tensorrt --preci
   --measurements "$tmp/stack.csv"
 contains "unknown stack is named" "$tmp/err" "stack.csv:2: column 'stack': unknown stack 'tensorrt-9'"
 
+# --cpu is recorded in the profile; a CPU profile that names another CPU warns when it simulates.
+check "fit records --cpu" 0 "$dcnas" calibrate --accel epyc-zen4 --set cores=1 --stack libtorch-cpu \
+  --precision fp32 --measurements "$m/host-cpu.csv" --no-cv --out "$tmp/cpu.yaml" \
+  --cpu "GenuineIntel family 0x06 model 0x00: no such cpu"
+contains "profile names its cpu" "$tmp/cpu.yaml" "cpu: \"\?GenuineIntel family 0x06 model 0x00: no such cpu"
+check "sim with another CPU's profile" 0 "$dcnas" sim resnet50 --accel epyc-zen4 --set cores=1 \
+  --calibration "$tmp/cpu.yaml" --resolution 64
+contains "other-CPU warning names the profile's CPU" "$tmp/err" \
+  "warning: calibration 'epyc-zen4-libtorch-cpu-fp32' was fitted on another CPU (GenuineIntel family 0x06 model 0x00: no such cpu); this machine is "
+check "--cpu without --out" 2 "$dcnas" calibrate --accel epyc-zen4 --stack libtorch-cpu \
+  --precision fp32 --measurements "$m/host-cpu.csv" --no-cv --cpu "x"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

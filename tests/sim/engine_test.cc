@@ -213,7 +213,7 @@ TEST_CASE("per-group grouped convolutions: one GEMM and one launch per group") {
   one.gemm.groups = 1;
   CHECK(w.matrix_s == Approx(32 * cost::ComputeOpWork(one, ctx).matrix_s));
   cost::GroupTerms t;
-  cost::AddToGroup(t, p, conv, w, -1);
+  cost::AddToGroup(t, p, conv, w, -1, ctx);
   CHECK(cost::FinishGroup(t, ctx).overhead_s == Approx(32 * ctx.kernel_overhead_s));
   StackProfile packed = testing::InferenceTestStack();
   packed.grouped_conv_mapping = GroupedMapping::kPacked;

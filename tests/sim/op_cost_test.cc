@@ -3,6 +3,7 @@
 #include "sim/cost/op_cost.h"
 
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "models/builder.h"
 #include "sim/cost_context.h"
@@ -172,6 +173,67 @@ TEST_CASE("CountMatrixCycles: systolic fill and drain, dtype passes, tensor-core
   eager.gemm_tiled_cuda_cores = true;
   CHECK(CountMatrixCycles(gemm, Context(gpu, eager, DType::kFp32), MatrixPath::kTiledCudaCores)
             .cycles == 4.0 * 32 * 128 * 128 / 64);
+}
+
+TEST_CASE("inter-kernel reuse: an input still resident in L2 is read at L2 bandwidth") {
+  CHECK(cost::ResidentInputBytes(100, 0, 300) == 100);   // fits: all resident
+  CHECK(cost::ResidentInputBytes(100, 250, 300) == 50);  // evicted in part by later writes
+  CHECK(cost::ResidentInputBytes(500, 0, 300) == 300);   // larger than L2: the last-written share
+  CHECK(cost::ResidentInputBytes(100, 400, 300) == 0);   // evicted
+  // bn -> relu -> add(relu, bn), one kernel each; every tensor is S = 56*56*64 fp16 bytes.
+  models::GraphInfo info;
+  info.model = "eager-chain";
+  info.batch = 1;
+  info.dtype = DType::kFp16;
+  models::GraphBuilder b(info);
+  const int bn = b.BatchNorm(b.Input(56, 56, 64));
+  b.Add(b.Act(bn, models::Activation::kRelu), bn);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  const double s = 56.0 * 56 * 64 * 2;
+  const CalibrationParams calib;
+  StackProfile stack = testing::InferenceTestStack();
+  // Costs of the relu and the add, each its own kernel.
+  auto costs = [&](const AcceleratorSpec& spec) {
+    const cost::CostContext ctx = MakeCostContext(spec, stack, calib, DType::kFp16);
+    std::vector<cost::GroupTerms> terms(2);
+    std::vector<cost::GroupCost> out;
+    for (int k = 0; k < 2; ++k) {
+      const PreparedOp& op = p.ops[p.ops.size() - 2 + static_cast<size_t>(k)];
+      cost::AddToGroup(terms[static_cast<size_t>(k)], p, op, cost::ComputeOpWork(op, ctx), -1, ctx);
+      out.push_back(cost::FinishGroup(terms[static_cast<size_t>(k)], ctx));
+    }
+    return out;
+  };
+  const double hbm = 900e9 * calib.memory_efficiency;
+  const double l2 = 2500e9 * calib.onchip_efficiency;
+  SECTION("off: every input from HBM") {
+    const auto c = costs(testing::TensorCoreTestChip());
+    CHECK(c[0].hbm_bytes == Approx(2 * s));
+    CHECK(c[0].onchip_bytes == 0);
+    CHECK(c[1].hbm_bytes == Approx(3 * s));
+  }
+  stack.inter_kernel_reuse = true;
+  SECTION("6 MiB L2 (3 MiB usable): both inputs fit and are read at L2 bandwidth") {
+    const auto c = costs(testing::TensorCoreTestChip());
+    CHECK(c[0].hbm_bytes == Approx(s));  // the output write only
+    CHECK(c[0].onchip_bytes == Approx(s));
+    CHECK(c[0].memory_s == Approx(s / hbm + s / l2));
+    // relu's output (written just before) and bn's (s bytes written since) both still fit.
+    CHECK(c[1].onchip_bytes == Approx(2 * s));
+    CHECK(c[1].memory_s == Approx(s / hbm + 2 * s / l2));
+  }
+  SECTION("512 KiB L2 (256 KiB usable): the resident share only, the rest from DRAM") {
+    const double u = 256.0 * 1024;
+    REQUIRE(u < s);
+    const auto c = costs(testing::TensorCoreTestChip(80, 1.53, 900, 512, 2500));
+    CHECK(c[0].onchip_bytes == Approx(u));
+    CHECK(c[0].hbm_bytes == Approx(2 * s - u));
+    CHECK(c[0].memory_s == Approx((2 * s - u) / hbm + u / l2));
+    // relu's output: the last u bytes resident; bn's: evicted by relu's s bytes (s > u).
+    CHECK(c[1].onchip_bytes == Approx(u));
+    CHECK(c[1].hbm_bytes == Approx(3 * s - u));
+  }
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <dlfcn.h>
+
 #include "models/builder.h"
 #include "models/counts.h"
 #include "models/op_kinds.h"
+#include "models/torch/measure.h"
 #include "models/zoo/zoo.h"
 
 namespace dcnas::models::libtorch {
@@ -188,6 +191,24 @@ TEST_CASE("a graph with other than one input is rejected") {
   b.Add(b.Input(4, 4, 2), b.Input(4, 4, 2));
   const Graph g = b.Finish();
   CHECK_THROWS_WITH(GraphModule(g), Catch::Contains("exactly one input"));
+}
+
+TEST_CASE("SetThreads sizes OpenBLAS's own thread pool too") {
+  // Where OpenBLAS is the BLAS behind LibTorch (Debian's libopenblas0-pthread), its pool follows
+  // the LibTorch thread count, so no idle worker spins beside a one-thread measurement.
+  using GetFn = int (*)();
+  void* get = ::dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+  CHECK(SetThreads(1) == 1);
+  if (get == nullptr) {
+    CHECK_FALSE(SetBlasThreads(1));
+    return;
+  }
+  CHECK(SetBlasThreads(1));
+  CHECK(reinterpret_cast<GetFn>(get)() == 1);
+  CHECK(SetThreads(2) == 2);
+  CHECK(reinterpret_cast<GetFn>(get)() == 2);
+  SetThreads(1);
+  CHECK(reinterpret_cast<GetFn>(get)() == 1);
 }
 
 }  // namespace

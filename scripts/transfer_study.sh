@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Leave-one-device-out transfer study (calibrate/README.md, "Cross-generation transfer"): for each
+# pair of chips that share a regime and software stack, chip B's rows are predicted from chip B's
+# spec sheet with (a) the documented defaults, (b) the calibration fitted on chip A's rows, and for
+# reference (c) chip B's own fit, held out by family. Fits are fresh (same selections and fitted
+# fields as scripts/calibrate_profiles.sh) and written under data/calibrated/reports/transfer/,
+# with per-row residual CSVs and the table transfer_table.tsv (paired by scripts/transfer_study.py).
+# The study runs twice: with the shipped stacks (transfer/), and with the eager stack's
+# inter-kernel L2 reuse switched on (transfer/inter-kernel-reuse/; sim/README.md, "Inter-kernel
+# L2 reuse"), the mechanism tested for the rtx-3090 <-> rtx-4090 transfer and not enabled.
+# Usage: scripts/transfer_study.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+dcnas="$build/cli/dcnas"
+m=data/measurements
+timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
+
+# The selection of each device's rows, and the fields its fit frees (as calibrate_profiles.sh).
+select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `sel`, fit in `fit`
+  fit=()
+  case "$1" in
+    rtx-3090) sel=(--accel rtx-3090 --stack "$eager" --precision fp16
+                   --measurements $m/timm_rtx3090.csv "${timm[@]}") ;;
+    rtx-4090) sel=(--accel rtx-4090 --stack "$eager" --precision fp16
+                   --measurements $m/timm_rtx4090.csv "${timm[@]}") ;;
+    v100-eager-fp16) sel=(--accel v100 --stack "$eager" --precision fp16 --regime large_batch
+                          --measurements $m/nvidia_dle.csv) ;;
+    # Only A100 80 GB rows exist: the 40 GB spec with the 80 GB part's bandwidth (a spec-sheet value).
+    a100-eager-fp16) sel=(--accel a100 --stack "$eager" --precision fp16 --regime large_batch
+                          --measurements $m/nvidia_dle.csv --set hbm.bandwidth_gbps=2039)
+                     fit=(--fit matrix_efficiency,memory_efficiency --no-cv) ;;  # 2 models: no CV
+    t4-trt-fp32) sel=(--accel t4 --stack tensorrt --precision fp32
+                      --measurements $m/paddleclas_tensorrt.csv)
+                 fit=(--fit vector_efficiency,memory_efficiency,kernel_overhead_scale,group_launch_scale) ;;
+    v100-trt-fp32) sel=(--accel v100 --stack tensorrt --precision fp32
+                        --measurements $m/paddleclas_tensorrt.csv)
+                   fit=(--fit vector_efficiency,memory_efficiency,kernel_overhead_scale,group_launch_scale) ;;
+    *) echo "unknown device $1" >&2; exit 2 ;;
+  esac
+}
+
+study() {  # OUT_DIR EAGER_STACK (name or YAML path of the eager PyTorch stack)
+  out="$1"
+  eager="$2"
+  mkdir -p "$out"
+  printf 'name: defaults\ndescription: "the documented defaults (no params)"\nparams: {}\n' \
+    > "$out/defaults.yaml"
+  for dev in rtx-3090 rtx-4090 v100-eager-fp16 a100-eager-fp16 t4-trt-fp32 v100-trt-fp32; do
+    select_rows "$dev"
+    echo "== $dev: own fit (with cross-validation) and defaults"
+    "$dcnas" calibrate "${sel[@]}" "${fit[@]}" --name "$dev-transfer-study" --out "$out/$dev.yaml" \
+      --residuals "$out/$dev.fit.residuals.csv" > "$out/$dev.fit.txt"
+    "$dcnas" calibrate "${sel[@]}" --evaluate "$out/defaults.yaml" \
+      --residuals "$out/$dev.defaults.residuals.csv" > "$out/$dev.defaults.txt"
+  done
+
+  pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090" "v100-eager-fp16 a100-eager-fp16"
+         "t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32")
+  : > "$out/pairs.txt"
+  for pair in "${pairs[@]}"; do
+    read -r a b <<< "$pair"
+    echo "$a $b" >> "$out/pairs.txt"
+    select_rows "$b"
+    echo "== transfer $a -> $b"
+    "$dcnas" calibrate "${sel[@]}" --evaluate "$out/$a.yaml" \
+      --residuals "$out/$a-on-$b.residuals.csv" > "$out/$a-on-$b.txt"
+  done
+  python3 scripts/transfer_study.py "$out"
+}
+
+study data/calibrated/reports/transfer pytorch-eager
+variant=data/calibrated/reports/transfer/inter-kernel-reuse
+mkdir -p "$variant"
+# The same stack (its name selects the measurement rows) with the switch on.
+{ echo "# data/stacks/pytorch-eager.yaml with inter_kernel_reuse on (scripts/transfer_study.sh)"
+  cat data/stacks/pytorch-eager.yaml
+  echo "inter_kernel_reuse: true"; } > "$variant/pytorch-eager-inter-kernel-reuse.yaml"
+study "$variant" "$variant/pytorch-eager-inter-kernel-reuse.yaml"
