@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <set>
-#include <sstream>
 
 #include "calibrate/profile.h"
 #include "calibrate/report.h"
@@ -361,22 +360,14 @@ HostFitResult FitHost(const HostFitInputs& in) {
     AddMetrics(out.profile.fit_metrics, "holdout_defaults", out.holdout_default);
   }
   std::string title = spec.name + "[" + cores + "] / " + stack.name + " / fp32 (host_cpu)";
-  out.profile_text = ProfileFileText(out.profile, out.probe, title);
-  if (!out.holdout.empty()) {
-    // The held-out models' error, as comment lines under the validation table's.
-    const std::string table = MetricsTable({{"held-out models, defaults", out.holdout_default},
-                                            {"held-out models, fitted", out.holdout_fitted}})
-                                  .ToText();
-    std::string commented;
-    for (const std::string& line : Split(table, '\n')) {
-      if (!line.empty()) commented += "# " + line + "\n";
-    }
-    const size_t first_key = out.profile_text.find("\nname: ");
-    out.profile_text.insert(first_key + 1, "# Models the fit never saw (" +
-                                               std::to_string(out.holdout.size()) + " rows):\n" +
-                                               commented);
-  }
+  out.profile_text = ProfileFileText(out.profile, out.probe, title, out.HoldoutMetrics());
   return out;
+}
+
+std::vector<NamedMetrics> HostFitResult::HoldoutMetrics() const {
+  if (holdout.empty()) return {};
+  return {{"held-out models, defaults", holdout_default},
+          {"held-out models, fitted", holdout_fitted}};
 }
 
 }  // namespace dcnas::calibrate

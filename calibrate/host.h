@@ -106,6 +106,9 @@ struct HostFitResult {
   std::vector<double> holdout_fitted_ms;   // predicted by the profile
   ErrorMetrics holdout_default;
   ErrorMetrics holdout_fitted;
+
+  // The held-out models' rows of a metrics table (none without held-out models).
+  std::vector<NamedMetrics> HoldoutMetrics() const;
 };
 
 // Fits on the probe rows and evaluates on the held-out rows (k-fold cross-validation on the

@@ -76,11 +76,13 @@ sim::CalibrationParams MakeProfile(const SimLatencyModel& model, const Calibrati
 }
 
 std::string ProfileFileText(const sim::CalibrationParams& profile, const CalibrationResult& result,
-                            const std::string& title) {
+                            const std::string& title, const std::vector<NamedMetrics>& extra_rows) {
+  std::vector<NamedMetrics> rows = result.AllMetrics();
+  rows.insert(rows.end(), extra_rows.begin(), extra_rows.end());
   return "# Calibrated profile for " + title + ", written by `dcnas calibrate`.\n" +
          "# Validation (per-batch latency; held-out = predicted by fits that did not see the "
          "row):\n" +
-         Commented(MetricsTable(result.AllMetrics()).ToText()) + sim::CalibrationToYaml(profile);
+         Commented(MetricsTable(rows).ToText()) + sim::CalibrationToYaml(profile);
 }
 
 std::string TodayUtc() {

@@ -41,10 +41,12 @@ sim::CalibrationParams MakeProfile(const SimLatencyModel& model, const Calibrati
 void AddMetrics(std::map<std::string, double>& out, const std::string& prefix,
                 const ErrorMetrics& m);
 
-// The profile file: a comment header naming `title` and holding the validation table, then the
+// The profile file: a comment header naming `title` and holding the validation table (the
+// result's metrics, then `extra_rows`, e.g. models evaluated apart from the fit), then the
 // profile's YAML.
 std::string ProfileFileText(const sim::CalibrationParams& profile, const CalibrationResult& result,
-                            const std::string& title);
+                            const std::string& title,
+                            const std::vector<NamedMetrics>& extra_rows = {});
 
 // The fit_metrics prefix of a held-out scheme: "lofo", "lodo" or "kfold".
 std::string SchemeKey(const std::string& scheme);

@@ -209,6 +209,25 @@ bool Parse(const Args& args, const std::string& usage, const std::string& descri
   return true;
 }
 
+std::vector<int> ParseBatches(const std::string& text) {
+  std::vector<int> batches;
+  for (const std::string& part : Split(text, ',')) {
+    size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != part.size() || part.empty() || value < 1 || value > (1 << 20)) {
+      throw UsageError("--batch wants integers in [1, 1048576] separated by commas, got '" +
+                       text.substr(0, 64) + "'");
+    }
+    batches.push_back(value);
+  }
+  return batches;
+}
+
 bool UseMpiExecutor(const std::string& executor, const std::string& whole_job) {
   if (executor == "mpi") {
 #ifndef DCNAS_WITH_MPI

@@ -45,6 +45,9 @@ const OptionRange* FindOptionRange(const std::string& name);  // nullptr when un
 void CheckNumericOptions(const po::options_description& options, const po::parsed_options& parsed,
                          const po::variables_map& vm);
 
+// --batch's comma-separated batch sizes, each in [1, 1048576]; throws UsageError otherwise.
+std::vector<int> ParseBatches(const std::string& text);
+
 // --executor of a command that can run on MPI: true for "mpi", false for "process". Throws
 // UsageError for another name, for "mpi" in a build without MPI, and for "process" under mpirun
 // with several ranks (every rank would `whole_job`, e.g. "run the whole plan").

@@ -129,10 +129,7 @@ void PrintFit(const cal::HostFitResult& r) {
   }
   std::vector<cal::NamedMetrics> metrics = r.probe.AllMetrics();
   for (auto& m : metrics) m.name = "probe: " + m.name;
-  if (!r.holdout.empty()) {
-    metrics.push_back({"held-out models, defaults", r.holdout_default});
-    metrics.push_back({"held-out models, fitted", r.holdout_fitted});
-  }
+  for (const cal::NamedMetrics& m : r.HoldoutMetrics()) metrics.push_back(m);
   std::cout << "\nfit: " << fit.status << ", " << fit.evaluations << " evaluations\n"
             << params.ToText() << "\nerror (per-batch latency):\n"
             << cal::MetricsTable(metrics).ToText();
@@ -180,16 +177,9 @@ int RunCalibrateHost(const Args& args) {
             << " GFLOP/s per core at " << FormatFixed(cpu.clock_mhz, 0) << " MHz\n";
   if (a.threads < 1)
     throw UsageError("--threads wants at least 1, got " + std::to_string(a.threads));
-  for (const std::string& b : Split(a.batches, ',')) {
-    if (b.empty() || b.size() > 7 || b.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(b) < 1 || std::stoi(b) > (1 << 20)) {
-      throw UsageError("--batch wants integers in [1, 1048576] separated by commas, got '" +
-                       a.batches.substr(0, 64) + "'");
-    }
-  }
-  if (Split(a.probe, ',').size() > 10) {
-    throw UsageError("--probe wants at most 10 models (few-shot), got " +
-                     std::to_string(Split(a.probe, ',').size()));
+  const size_t batches = ParseBatches(a.batches).size();
+  if (const size_t n = Split(a.probe, ',').size(); n > 10) {
+    throw UsageError("--probe wants at most 10 models (few-shot), got " + std::to_string(n));
   }
   const std::vector<std::string> probe = ModelList(a.probe, "probe");
   const std::vector<std::string> holdout = ModelList(a.holdout, "holdout");
@@ -224,8 +214,8 @@ int RunCalibrateHost(const Args& args) {
   const std::string probe_csv = a.out_dir + "/probe.csv";
   const std::string holdout_csv = a.out_dir + "/holdout.csv";
   const double probe_s = TimeModels(a, name, probe, probe_csv);
-  std::cout << "probe: " << probe.size() << " models x " << Split(a.batches, ',').size()
-            << " batches timed in " << FormatFixed(probe_s, 1) << " s (" << probe_csv << ")\n";
+  std::cout << "probe: " << probe.size() << " models x " << batches << " batches timed in "
+            << FormatFixed(probe_s, 1) << " s (" << probe_csv << ")\n";
   if (!holdout.empty()) {
     const double holdout_s = TimeModels(a, name, holdout, holdout_csv);
     std::cout << "held-out: " << holdout.size() << " models timed in " << FormatFixed(holdout_s, 1)

@@ -22,25 +22,6 @@ namespace {
 
 namespace lt = models::libtorch;
 
-std::vector<int> ParseBatches(const std::string& text) {
-  std::vector<int> batches;
-  for (const std::string& part : Split(text, ',')) {
-    size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != part.size() || part.empty() || value < 1 || value > (1 << 20)) {
-      throw UsageError("--batch wants integers in [1, 1048576] separated by commas, got '" +
-                       text.substr(0, 64) + "'");
-    }
-    batches.push_back(value);
-  }
-  return batches;
-}
-
 // Identity of a measured point: the same model, batch, resolution, threads and regime.
 std::string PointKey(const std::string& model, const std::string& batch,
                      const std::string& resolution, const std::string& threads,
