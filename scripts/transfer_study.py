@@ -2,7 +2,12 @@
 """Pairs the residual CSVs written by scripts/transfer_study.sh into the leave-one-device-out
 transfer table (per-row error metrics and cross-generation speedup metrics).
 
-Usage: transfer_study.py DIR   (DIR holds the *.residuals.csv files and pairs.txt)
+Usage: transfer_study.py DIR [--measured]
+DIR holds the *.residuals.csv files, pairs.txt and the fitted profiles <device>.yaml. Also writes
+DIR/memory_per_sm.tsv (each chip's fitted memory efficiency as achieved bytes per SM per cycle)
+and, with --measured, two tables of the measurements alone: DIR/reproducibility.tsv (how far the
+measured RTX 3090 -> 4090 speedups reproduce across PyTorch versions and layouts: a ceiling for
+any predictor's speedup tau) and DIR/layout_cost.tsv (NCHW against NHWC by family on each chip).
 Standard library only. Metrics follow calibrate/metrics.cc: APE = |pred - meas| / meas; Kendall
 tau-b of predicted vs measured latency ranks rows at the same batch size only. The speedup of chip
 B over chip A for one (model, batch, image size) is latency_A / latency_B; its Kendall tau-b is
@@ -11,6 +16,7 @@ over all pairs of such configurations.
 import csv
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -83,6 +89,127 @@ def fmt(x, spec):
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
+def write_table(d, name, lines):
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(d, name), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+MEASUREMENTS = "data/measurements"
+ACCELERATORS = "data/accelerators"
+
+
+def per_image_latency(csv_name, version, layout):
+    """{(model, image): ms per image} of one timm result file set (pytorch-eager rows only)."""
+    rows = {}
+    with open(os.path.join(MEASUREMENTS, csv_name), newline="") as f:
+        for r in csv.DictReader(f):
+            if r["stack"] == "pytorch-eager" and version in r["stack_version"] and \
+                    r["layout"] == layout:
+                key = (r["model"], int(r["image_size"]))
+                rows.setdefault(key, []).append(float(r["latency_ms"]) / int(r["batch_size"]))
+    return {k: statistics.mean(v) for k, v in rows.items()}
+
+
+def reproducibility(d):
+    """The RTX 3090 -> 4090 speedups measured with the reference software (PyTorch 2.4.0, NCHW,
+    the rows the study predicts) against the same speedups measured with other PyTorch versions
+    or the NHWC layout, and against a leave-one-out oracle that predicts a configuration by the
+    mean measured speedup of the same model at its other resolutions."""
+    ref_a = per_image_latency("timm_rtx3090.csv", "2.4.0", "NCHW")
+    ref_b = per_image_latency("timm_rtx4090.csv", "2.4.0", "NCHW")
+    ref = {k: ref_a[k] / ref_b[k] for k in set(ref_a) & set(ref_b)}
+    alternatives = [
+        ("PyTorch 2.1.0 NCHW", "2.1.0", "NCHW", "PyTorch 2.4.0 NCHW", "2.4.0", "NCHW"),
+        ("PyTorch 2.4.0 NCHW", "2.4.0", "NCHW", "PyTorch 2.9.1 NCHW", "2.9.1", "NCHW"),
+        ("PyTorch 2.1.0 NCHW", "2.1.0", "NCHW", "PyTorch 2.9.1 NCHW", "2.9.1", "NCHW"),
+        ("PyTorch 2.4.0 NHWC", "2.4.0", "NHWC", "PyTorch 2.4.0 NHWC", "2.4.0", "NHWC"),
+    ]
+    lines = ["# RTX 3090 -> RTX 4090 speedup (per-image latency ratio, timm pytorch-eager AMP rows)"
+             " measured with other software, against the reference the transfer study predicts"
+             " (PyTorch 2.4.0 NCHW on both chips).",
+             "# tau: Kendall tau-b of the alternative vs the reference speedups;"
+             " med_abs_diff: median |alternative / reference - 1| in %.",
+             "comparison\tconfigurations\ttau\tmed_abs_diff"]
+    for name_a, ver_a, lay_a, name_b, ver_b, lay_b in alternatives:
+        a = per_image_latency("timm_rtx3090.csv", ver_a, lay_a)
+        b = per_image_latency("timm_rtx4090.csv", ver_b, lay_b)
+        keys = sorted(set(a) & set(b) & set(ref))
+        alt = [a[k] / b[k] for k in keys]
+        meas = [ref[k] for k in keys]
+        diff = statistics.median(abs(x / y - 1) for x, y in zip(alt, meas))
+        lines.append(f"3090 {name_a} / 4090 {name_b}\t{len(keys)}\t{tau_b(alt, meas):.3f}\t"
+                     f"{100 * diff:.1f}")
+    keys = sorted(k for k in ref if any(j[0] == k[0] and j != k for j in ref))
+    oracle = [statistics.mean(ref[j] for j in ref if j[0] == k[0] and j != k) for k in keys]
+    meas = [ref[k] for k in keys]
+    diff = statistics.median(abs(x / y - 1) for x, y in zip(oracle, meas))
+    lines.append(f"oracle: mean measured speedup of the same model at its other resolutions\t"
+                 f"{len(keys)}\t{tau_b(oracle, meas):.3f}\t{100 * diff:.1f}")
+    write_table(d, "reproducibility.tsv", lines)
+
+
+def layout_cost(d):
+    """Median NCHW / NHWC per-image latency by family on each RTX chip (PyTorch 2.4.0): whether the
+    layout's cost (cuDNN's transposes around NCHW tensor-core convolutions) differs by chip."""
+    lines = ["# NCHW / NHWC per-image latency (timm pytorch-eager AMP, PyTorch 2.4.0), median by"
+             " family; configurations in brackets.",
+             "family\trtx-3090\trtx-4090"]
+    ratios = {}
+    for column, csv_name in enumerate(["timm_rtx3090.csv", "timm_rtx4090.csv"]):
+        nchw = per_image_latency(csv_name, "2.4.0", "NCHW")
+        nhwc = per_image_latency(csv_name, "2.4.0", "NHWC")
+        for key in set(nchw) & set(nhwc):
+            family = key[0].split("-")[0]
+            ratios.setdefault(family, ([], []))[column].append(nchw[key] / nhwc[key])
+    for family, (a, b) in sorted(ratios.items()):
+        cells = [f"{statistics.median(v):.2f} ({len(v)})" if v else "n/a" for v in (a, b)]
+        lines.append("\t".join([family] + cells))
+    write_table(d, "layout_cost.tsv", lines)
+
+
+def yaml_number(path, section, key):
+    """A number from a chip or profile YAML file: `key:` at top level (section None) or in the
+    first block `section:` (two-space indented keys)."""
+    inside = section is None
+    with open(path) as f:
+        for line in f:
+            if section is not None and not line.startswith(" "):
+                inside = line.startswith(section + ":")
+                continue
+            m = re.match(r"\s*" + re.escape(key) + r":\s*([0-9.eE+-]+)", line)
+            if inside and m and (section is not None or not line.startswith(" ")):
+                return float(m.group(1))
+    raise SystemExit(f"{path}: no {key} (in {section})")
+
+
+def memory_per_sm(d):
+    """Fitted memory efficiency of each eager-fp16 chip, as achieved GB/s and bytes per SM-cycle."""
+    chips = [  # (profile in DIR, chip file, bandwidth used by the fit when overridden)
+        ("rtx-4090", "rtx-4090", None), ("rtx-3090", "rtx-3090", None),
+        ("v100-eager-fp16", "v100", None), ("a100-eager-fp16", "a100", 2039.0)]
+    lines = ["# Fitted memory efficiency of the eager fp16 profiles as achieved DRAM bytes per SM"
+             " per cycle (scripts/transfer_study.py).",
+             "# peak_per_sm_cycle: the spec sheet's bandwidth / (SMs x boost clock);"
+             " achieved = memory_efficiency x bandwidth.",
+             "profile\tSMs\tclock_ghz\tpeak_gbps\tpeak_per_sm_cycle\tmemory_efficiency\t"
+             "achieved_gbps\tachieved_per_sm_cycle"]
+    for profile, chip, bandwidth in chips:
+        path = os.path.join(d, profile + ".yaml")
+        if not os.path.exists(path):
+            continue
+        spec = os.path.join(ACCELERATORS, chip + ".yaml")
+        sms = yaml_number(spec, None, "cores")
+        clock = yaml_number(spec, None, "clock_ghz")
+        peak = bandwidth or yaml_number(spec, "hbm", "bandwidth_gbps")
+        eff = yaml_number(path, "params", "memory_efficiency")
+        per_cycle = sms * clock
+        lines.append(f"{profile}\t{sms:.0f}\t{clock:.3f}\t{peak:.0f}\t{peak / per_cycle:.2f}\t"
+                     f"{eff:.3f}\t{eff * peak:.0f}\t{eff * peak / per_cycle:.2f}")
+    write_table(d, "memory_per_sm.tsv", lines)
+
+
 def main():
     d = sys.argv[1]
     lines = ["# Leave-one-device-out transfer (scripts/transfer_study.sh); per-batch latency.",
@@ -117,10 +244,11 @@ def main():
                 fmt(m["signed"], "+.1f"), fmt(m["w20"], ".0f"), fmt(m["tau"], ".3f"),
                 str(s["n"]) if s else "0", fmt(s and s["pred"], ".3f"), fmt(s and s["meas"], ".3f"),
                 fmt(s and s["ratio_err"], "+.1f"), fmt(s and s["tau"], ".3f")]))
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(d, "transfer_table.tsv"), "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
+    write_table(d, "transfer_table.tsv", lines)
+    memory_per_sm(d)
+    if "--measured" in sys.argv[2:]:
+        reproducibility(d)
+        layout_cost(d)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
 # with per-row residual CSVs and the table transfer_table.tsv (paired by scripts/transfer_study.py).
 # The study runs twice: with the shipped stacks (transfer/), and with the eager stack's
 # inter-kernel L2 reuse switched on (transfer/inter-kernel-reuse/; sim/README.md, "Inter-kernel
-# L2 reuse"), the mechanism tested for the rtx-3090 <-> rtx-4090 transfer and not enabled.
+# L2 reuse"), and with kernel selection by tile size on top (transfer/tile-selection/): the
+# mechanisms tested for the rtx-3090 <-> rtx-4090 transfer and not enabled.
 # Usage: scripts/transfer_study.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,9 +41,10 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
   esac
 }
 
-study() {  # OUT_DIR EAGER_STACK (name or YAML path of the eager PyTorch stack)
+study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of the eager stack)
   out="$1"
   eager="$2"
+  measured="${3:-}"
   mkdir -p "$out"
   printf 'name: defaults\ndescription: "the documented defaults (no params)"\nparams: {}\n' \
     > "$out/defaults.yaml"
@@ -66,10 +68,10 @@ study() {  # OUT_DIR EAGER_STACK (name or YAML path of the eager PyTorch stack)
     "$dcnas" calibrate "${sel[@]}" --evaluate "$out/$a.yaml" \
       --residuals "$out/$a-on-$b.residuals.csv" > "$out/$a-on-$b.txt"
   done
-  python3 scripts/transfer_study.py "$out"
+  python3 scripts/transfer_study.py "$out" $measured
 }
 
-study data/calibrated/reports/transfer pytorch-eager
+study data/calibrated/reports/transfer pytorch-eager --measured
 variant=data/calibrated/reports/transfer/inter-kernel-reuse
 mkdir -p "$variant"
 # The same stack (its name selects the measurement rows) with the switch on.
@@ -77,3 +79,16 @@ mkdir -p "$variant"
   cat data/stacks/pytorch-eager.yaml
   echo "inter_kernel_reuse: true"; } > "$variant/pytorch-eager-inter-kernel-reuse.yaml"
 study "$variant" "$variant/pytorch-eager-inter-kernel-reuse.yaml"
+# Second variant: cuDNN-like kernel selection by tile size, each tile's K step bounded by the
+# chip's L2 bandwidth per SM (gemm_min_tile, as the tensorrt stack), with the L2 reuse above.
+variant=data/calibrated/reports/transfer/tile-selection
+mkdir -p "$variant"
+{ echo "# data/stacks/pytorch-eager.yaml with gemm_min_tile and inter_kernel_reuse (scripts/transfer_study.sh)"
+  cat data/stacks/pytorch-eager.yaml
+  echo "gemm_min_tile: 32"
+  echo "inter_kernel_reuse: true"; } > "$variant/pytorch-eager-tile-selection.yaml"
+study "$variant" "$variant/pytorch-eager-tile-selection.yaml"
+# The training profile's fit under the same variant (a regression check of the mechanism).
+"$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-tile-selection.yaml" \
+  --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
+  --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
