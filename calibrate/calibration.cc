@@ -120,14 +120,7 @@ void ValidateCalibrationOptions(const CalibrationOptions& o) {
 CalibrationResult Calibrate(const LatencyModel& model, const std::vector<Measurement>& rows,
                             const CalibrationOptions& options) {
   ValidateCalibrationOptions(options);
-  if (rows.empty()) throw InputError("calibration: no measurement rows selected");
-  if (!options.family_of) throw InternalError("calibration: no family function");
-  CalibrationResult result;
-  result.rows = rows;
-  for (const Measurement& m : rows) result.families.push_back(options.family_of(m));
-  result.predicted_before_ms = PredictChecked(model, DefaultValues(model), rows);
-  result.before =
-      ComputeMetrics(result.predicted_before_ms, Measured(rows), Labels(rows), Groups(rows));
+  CalibrationResult result = Evaluate(model, rows, options);
   result.fit = Fit(model, rows, options.fit);
   result.after =
       ComputeMetrics(result.fit.predicted_ms, Measured(rows), Labels(rows), Groups(rows));

@@ -119,6 +119,22 @@ void FillDetails(const PreparedGraph& graph, const std::vector<cost::OpWork>& wo
 
 const char* ToolVersion() { return "dcnas " DCNAS_VERSION; }
 
+RunIdentity DescribeRun(const PreparedGraph& graph, const AcceleratorSpec& spec,
+                        const StackProfile& stack, const CalibrationParams& calibration) {
+  RunIdentity id;
+  id.tool_version = ToolVersion();
+  id.model = graph.model;
+  id.resolution = graph.resolution;
+  id.dtype = std::string(models::DTypeName(graph.dtype));
+  id.accelerator = spec.name;
+  id.accelerator_file = spec.file;
+  id.stack = stack.name;
+  id.stack_file = stack.file;
+  id.calibration = calibration.name;
+  id.calibration_file = calibration.file;
+  return id;
+}
+
 Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const StackProfile& stack,
                 const CalibrationParams& calibration, const SimOptions& options, CostCache* cache) {
   if (graph.graph == nullptr) throw InternalError("Simulate: unprepared graph");
@@ -142,17 +158,8 @@ Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const S
   const FusionPlan plan = PlanFusion(graph, work, ctx, stack, options.fusion);
   std::vector<cost::GroupCost> costs(plan.groups.size());
   Report r;
-  r.tool_version = ToolVersion();
-  r.model = graph.model;
+  static_cast<RunIdentity&>(r) = DescribeRun(graph, spec, stack, calibration);
   r.batch = graph.batch;
-  r.resolution = graph.resolution;
-  r.dtype = std::string(models::DTypeName(graph.dtype));
-  r.accelerator = spec.name;
-  r.accelerator_file = spec.file;
-  r.stack = stack.name;
-  r.stack_file = stack.file;
-  r.calibration = calibration.name;
-  r.calibration_file = calibration.file;
   for (const auto* list : {&spec.overrides, &stack.overrides, &calibration.overrides}) {
     for (const auto& o : *list) r.overrides.push_back(o.path + "=" + o.value);
   }

@@ -21,6 +21,10 @@ struct SimOptions {
 // The version string embedded in reports.
 const char* ToolVersion();
 
+// The identity of a run of `graph` on (spec, stack, calibration), for a report's head.
+RunIdentity DescribeRun(const PreparedGraph& graph, const AcceleratorSpec& spec,
+                        const StackProfile& stack, const CalibrationParams& calibration);
+
 // Simulates a prepared graph. `cache` may be null (no memoisation).
 Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const StackProfile& stack,
                 const CalibrationParams& calibration, const SimOptions& options, CostCache* cache);

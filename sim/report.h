@@ -61,11 +61,10 @@ struct BlockReport {
   Bound bound = Bound::kMatrix;
 };
 
-struct Report {
-  // What was simulated.
+// What a simulation ran, and on what: the head of the inference and the training reports.
+struct RunIdentity {
   std::string tool_version;
   std::string model;
-  int batch = 1;
   int resolution = 0;
   std::string dtype;
   std::string accelerator;
@@ -74,6 +73,11 @@ struct Report {
   std::string stack_file;
   std::string calibration;
   std::string calibration_file;
+};
+
+struct Report : RunIdentity {
+  // What was simulated (with the RunIdentity fields).
+  int batch = 1;
   std::vector<std::string> overrides;  // --set values applied
   std::vector<std::string> extends;    // accelerator `extends` chain
   uint64_t context_fingerprint = 0;    // spec + stack + calibration + dtype identity

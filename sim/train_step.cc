@@ -645,15 +645,8 @@ TrainReport SimulateTrainStep(const TrainGraph& train, const AcceleratorSpec& sp
   }
   const FusionPlan plan = PlanFusion(graph, work, ctx, stack, options.fusion);
   TrainReport r;
-  r.tool_version = ToolVersion();
-  r.model = graph.model;
-  r.dtype = std::string(models::DTypeName(graph.dtype));
-  r.accelerator = spec.name;
-  r.accelerator_file = spec.file;
-  r.stack = stack.name;
-  r.calibration = calibration.name;
+  static_cast<RunIdentity&>(r) = DescribeRun(graph, spec, stack, calibration);
   r.optimizer = OptimizerName(train.optimizer);
-  r.resolution = graph.resolution;
   r.chips = options.chips;
   r.per_chip_batch = graph.batch;
   r.global_batch = graph.batch * options.chips;

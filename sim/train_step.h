@@ -105,16 +105,8 @@ struct TrainMemory {
   double capacity = 0;           // HBM of one chip
 };
 
-struct TrainReport {
-  std::string tool_version;
-  std::string model;
-  std::string dtype;
-  std::string accelerator;
-  std::string accelerator_file;
-  std::string stack;
-  std::string calibration;
+struct TrainReport : RunIdentity {
   std::string optimizer;
-  int resolution = 0;
   int global_batch = 0;
   int chips = 1;
   int replicas = 1;  // chips x replicas per chip
