@@ -40,20 +40,30 @@ ErrorMetrics MetricsOf(const std::vector<PredictedRow>& rows) {
 }
 
 Table PredictionsTable(const std::vector<PredictedRow>& rows,
-                       const std::vector<double>& held_out_ms) {
-  if (!held_out_ms.empty() && held_out_ms.size() != rows.size()) {
+                       const std::vector<double>& held_out_ms, const std::vector<double>& lodo_ms) {
+  if ((!held_out_ms.empty() && held_out_ms.size() != rows.size()) ||
+      (!lodo_ms.empty() && lodo_ms.size() != rows.size())) {
     throw InternalError("held-out predictions do not match rows");
   }
-  Table table({"model", "family", "batch_size", "image_size", "measured_ms", "predicted_ms",
-               "error_pct", "held_out_lofo_ms", "source"});
+  std::vector<std::string> header = {"model",      "family",           "batch_size",
+                                     "image_size", "measured_ms",      "predicted_ms",
+                                     "error_pct",  "held_out_lofo_ms", "source"};
+  if (!lodo_ms.empty()) header.insert(header.end(), {"device", "held_out_lodo_ms"});
+  Table table(header);
   for (size_t i = 0; i < rows.size(); ++i) {
     const PredictedRow& p = rows[i];
-    table.AddRow(
-        {p.row->model, p.family, std::to_string(p.row->batch_size),
-         std::to_string(p.row->image_size), FormatFixed(p.row->latency_ms, 4),
-         FormatFixed(p.predicted_ms, 4),
-         FormatFixed(100.0 * ((p.predicted_ms - p.row->latency_ms) / p.row->latency_ms), 1),
-         held_out_ms.empty() ? "" : FormatFixed(held_out_ms[i], 4), p.row->where()});
+    std::vector<std::string> cells = {
+        p.row->model,
+        p.family,
+        std::to_string(p.row->batch_size),
+        std::to_string(p.row->image_size),
+        FormatFixed(p.row->latency_ms, 4),
+        FormatFixed(p.predicted_ms, 4),
+        FormatFixed(100.0 * ((p.predicted_ms - p.row->latency_ms) / p.row->latency_ms), 1),
+        held_out_ms.empty() ? "" : FormatFixed(held_out_ms[i], 4),
+        p.row->where()};
+    if (!lodo_ms.empty()) cells.insert(cells.end(), {p.row->device, FormatFixed(lodo_ms[i], 4)});
+    table.AddRow(cells);
   }
   return table;
 }

@@ -24,9 +24,12 @@ struct PredictedRow {
 Table ResidualTable(const std::vector<PredictedRow>& rows);
 
 // One line per row: model, family, batch_size, image_size, measured_ms, predicted_ms, error_pct,
-// held_out_lofo_ms (blank when `held_out_ms` is empty), source (file:line).
+// held_out_lofo_ms (blank when `held_out_ms` is empty), source (file:line); with `lodo_ms` (a
+// fit pooling several chips) also device and held_out_lodo_ms, each row predicted by the fit
+// on the other chips.
 Table PredictionsTable(const std::vector<PredictedRow>& rows,
-                       const std::vector<double>& held_out_ms);
+                       const std::vector<double>& held_out_ms,
+                       const std::vector<double>& lodo_ms = {});
 
 // Predicted vs measured latency per batch (ms), log-log, one series per family, with the y = x
 // line and the +-20% band as dashed lines.

@@ -76,6 +76,21 @@ SimLatencyModel::SimLatencyModel(sim::AcceleratorSpec spec, sim::StackProfile st
   }
 }
 
+void SimLatencyModel::AddDevice(const std::string& device, sim::AcceleratorSpec spec) {
+  if (!devices_.emplace(device, std::move(spec)).second) {
+    throw InputError("calibration: device '" + device + "' named twice");
+  }
+}
+
+const sim::AcceleratorSpec& SimLatencyModel::SpecOf(const Measurement& row) const {
+  if (devices_.empty()) return spec_;
+  const auto it = devices_.find(row.device);
+  if (it == devices_.end()) {
+    throw InputError(row.where() + ": device " + row.device + " is not one of the pooled chips");
+  }
+  return it->second;
+}
+
 sim::CalibrationParams SimLatencyModel::Apply(const std::vector<double>& params) const {
   if (params.size() != members_.size()) {
     throw InternalError("calibration: " + std::to_string(params.size()) + " values for " +
@@ -91,7 +106,7 @@ SimLatencyModel::BuiltGraph& SimLatencyModel::Graph(const Measurement& row) cons
   int batch = row.batch_size;
   if (row.regime == kRegimeTraining) {
     try {
-      batch = sim::PerChipBatch(row.batch_size, row.chips, spec_);
+      batch = sim::PerChipBatch(row.batch_size, row.chips, SpecOf(row));
     } catch (const InputError& e) {
       throw InputError(row.where() + ": " + e.what());
     }
@@ -134,7 +149,8 @@ double SimLatencyModel::Simulate(const sim::CalibrationParams& calibration,
     // The published step ran: the memory model's estimate does not veto a measurement.
     options.enforce_memory = false;
     try {
-      return sim::SimulateTrainStep(it->second, spec_, stack_, calibration, options).step_s * 1e3;
+      return sim::SimulateTrainStep(it->second, SpecOf(row), stack_, calibration, options).step_s *
+             1e3;
     } catch (const InputError& e) {
       throw InputError(row.where() + ": " + e.what());
     }
@@ -142,7 +158,7 @@ double SimLatencyModel::Simulate(const sim::CalibrationParams& calibration,
   sim::SimOptions options;
   options.details = false;
   const sim::Report report =
-      sim::Simulate(Graph(row).prepared, spec_, stack_, calibration, options, &cache_);
+      sim::Simulate(Graph(row).prepared, SpecOf(row), stack_, calibration, options, &cache_);
   return report.latency_s * 1e3;
 }
 
@@ -156,12 +172,12 @@ std::vector<double> SimLatencyModel::PredictAllMs(const std::vector<double>& par
   // Entries for earlier parameter vectors are never hit again: start each evaluation empty.
   cache_.Clear();
   // Rows that share a configuration (repeated measurements) are simulated once.
-  using Config = std::tuple<const BuiltGraph*, int, std::string>;
+  using Config = std::tuple<const BuiltGraph*, const sim::AcceleratorSpec*, int, std::string>;
   std::map<Config, double> latency_ms;
   std::vector<double> out;
   out.reserve(rows.size());
   for (const Measurement& row : rows) {
-    const Config config{&Graph(row), row.chips, row.optimizer};
+    const Config config{&Graph(row), &SpecOf(row), row.chips, row.optimizer};
     auto it = latency_ms.find(config);
     if (it == latency_ms.end()) it = latency_ms.emplace(config, Simulate(calibration, row)).first;
     out.push_back(it->second);

@@ -48,9 +48,13 @@ class SimLatencyModel : public LatencyModel {
   std::vector<double> PredictAllMs(const std::vector<double>& params,
                                    const std::vector<Measurement>& rows) const override;
 
+  // Pools another chip into the fit: rows of `device` are simulated on `spec`. Once any chip is
+  // added, every row must name an added one (the constructor's spec serves rows only until then).
+  // One calibration then serves all the chips, each with its own spec sheet.
+  void AddDevice(const std::string& device, sim::AcceleratorSpec spec);
+
   // The calibration with `params` written into the fitted fields.
   sim::CalibrationParams Apply(const std::vector<double>& params) const;
-  const sim::AcceleratorSpec& spec() const { return spec_; }
   const sim::StackProfile& stack() const { return stack_; }
   // Number of distinct (model, resolution, batch, dtype) graphs built so far.
   size_t graphs_built() const { return graphs_.size(); }
@@ -64,9 +68,12 @@ class SimLatencyModel : public LatencyModel {
   using GraphKey = std::tuple<std::string, int, int, int>;
   // The graph a row simulates: at the row's batch, or at the per-chip batch of a training row.
   BuiltGraph& Graph(const Measurement& row) const;
+  // The chip a row runs on.
+  const sim::AcceleratorSpec& SpecOf(const Measurement& row) const;
   double Simulate(const sim::CalibrationParams& calibration, const Measurement& row) const;
 
   sim::AcceleratorSpec spec_;
+  std::map<std::string, sim::AcceleratorSpec> devices_;  // pooled chips by device name
   sim::StackProfile stack_;
   sim::CalibrationParams start_;
   std::vector<ParameterSpec> parameters_;

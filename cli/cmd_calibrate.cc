@@ -1,5 +1,6 @@
 // dcnas calibrate: fit CalibrationParams to published measurements for one (accelerator, stack,
 // precision), validate on held-out data, and write a calibrated profile.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -48,8 +49,10 @@ struct CalibrateArgs {
 };
 
 void AddOptions(po::options_description& options, CalibrateArgs& a) {
-  options.add_options()("accel", po::value(&a.accel)->required(),
-                        "accelerator (data/accelerators/NAME.yaml)")(
+  options.add_options()(
+      "accel", po::value(&a.accel)->required(),
+      "accelerator (data/accelerators/NAME.yaml); A,B,... pools several chips into one fit, each "
+      "row simulated on its own chip's spec sheet, with a leave-one-device-out cross-validation")(
       "stack", po::value(&a.stack_name)->required(), "software stack (data/stacks/NAME.yaml)")(
       "precision", po::value(&a.precision)->required(), "fp32, tf32, fp16, bf16 or int8")(
       "measurements", po::value(&a.files)->multitoken()->required(),
@@ -58,7 +61,8 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "large_batch, engine_latency, framework_latency, host_cpu or training (required when the "
       "rows span several; training rows are steps of the global batch over `chips` chips)")(
       "where", po::value(&a.where_items)->multitoken(),
-      "COLUMN=VALUE: keep rows whose extra column matches (e.g. layout=NHWC)")(
+      "COLUMN=VALUE: keep rows whose extra column matches (e.g. layout=NHWC); "
+      "DEVICE:COLUMN=VALUE filters one pooled chip's rows only")(
       "fit", po::value(&a.fit_list),
       "comma-separated CalibrationParams fields to fit (default: matrix_efficiency,"
       "vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale)")(
@@ -79,11 +83,28 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "profile name (default ACCEL-STACK-PRECISION, with -training for the training regime)")(
       "chart", po::value(&a.chart_path), "write the parity chart (SVG) here")(
       "residuals", po::value(&a.residuals_path), "write per-row predictions and residuals (CSV)")(
-      "set", po::value(&a.set_items)->multitoken(), "KEY=VALUE accelerator override (what-if)")(
+      "set", po::value(&a.set_items)->multitoken(),
+      "KEY=VALUE accelerator override (what-if); DEVICE:KEY=VALUE overrides one pooled chip")(
       "cpu", po::value(&a.cpu),
       "the CPU the rows were timed on, as 'VENDOR family 0xFF model 0xMM: NAME' (what "
       "`dcnas calibrate-host --detect-only` prints), recorded in the profile: the simulator "
       "warns when a CPU profile is used on another CPU");
+}
+
+// Splits "DEVICE:ITEM" (an item for one pooled chip) from "ITEM" (for every chip): the index of
+// DEVICE in `devices` and ITEM, or -1 and the whole text. A colon after the first '=' belongs to
+// the value.
+std::pair<int, std::string> ForDevice(const std::string& option, const std::string& text,
+                                      const std::vector<std::string>& devices) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || colon > text.find('=')) return {-1, text};
+  const std::string target = text.substr(0, colon);
+  const auto it = std::find(devices.begin(), devices.end(), target);
+  if (it == devices.end()) {
+    throw UsageError(option + " " + text + ": " + target + " is not one of --accel " +
+                     Join(devices, ","));
+  }
+  return {static_cast<int>(it - devices.begin()), text.substr(colon + 1)};
 }
 
 std::map<std::string, std::string> ParseWhere(const std::vector<std::string>& items) {
@@ -118,20 +139,38 @@ struct SelectedRows {
 };
 
 // Loads, selects and resolves the rows, and prints how many are usable and why others are not.
-SelectedRows LoadRows(const CalibrateArgs& a, const std::string& device,
+SelectedRows LoadRows(const CalibrateArgs& a, const std::vector<std::string>& devices,
                       const std::string& spec_name, const std::string& stack_name) {
   cal::Vocabulary vocabulary;
   for (const std::string& n : sim::AcceleratorNames()) vocabulary.devices.insert(n);
-  vocabulary.devices.insert(device);  // an accelerator given by path (a calibrate-host chip file)
+  // An accelerator given by path (a calibrate-host chip file).
+  for (const std::string& d : devices) vocabulary.devices.insert(d);
   for (const std::string& n : sim::StackNames()) vocabulary.stacks.insert(n);
   const cal::LoadedMeasurements files = cal::LoadMeasurementFiles(a.files, vocabulary);
-  SelectedRows out{files.sha256,
-                   {device, stack_name, a.precision, a.regime, ParseWhere(a.where_items)}};
-  const std::vector<cal::Measurement> selected = cal::Select(files.rows, out.selection);
-  if (selected.empty()) {
-    throw InputError("no measurement rows for " + device + " / " + stack_name + " / " +
-                     a.precision + (a.regime.empty() ? "" : " / " + a.regime) +
-                     "; the files hold:" + Available(files.rows));
+  SelectedRows out{
+      files.sha256,
+      {Join(devices, ","), stack_name, a.precision, a.regime, ParseWhere(a.where_items)}};
+  // Each chip's filter: the items for every chip and its own DEVICE:COLUMN=VALUE items.
+  std::vector<std::vector<std::string>> where_items(devices.size());
+  for (const std::string& item : a.where_items) {
+    const auto [index, text] = ForDevice("--where", item, devices);
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (index < 0 || static_cast<size_t>(index) == i) where_items[i].push_back(text);
+    }
+  }
+  std::vector<cal::Measurement> selected;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const std::string& device = devices[i];
+    cal::Selection one = out.selection;
+    one.device = device;
+    one.where = ParseWhere(where_items[i]);
+    const std::vector<cal::Measurement> rows = cal::Select(files.rows, one);
+    if (rows.empty()) {
+      throw InputError("no measurement rows for " + device + " / " + stack_name + " / " +
+                       a.precision + (a.regime.empty() ? "" : " / " + a.regime) +
+                       "; the files hold:" + Available(files.rows));
+    }
+    selected.insert(selected.end(), rows.begin(), rows.end());
   }
   cal::RequireSingleRegime(selected);
   out.regime = selected.front().regime;
@@ -201,13 +240,39 @@ cal::CalibrationResult FitAndReport(const CalibrateArgs& a, const cal::SimLatenc
   return result;
 }
 
-// The leave-one-family-out held-out predictions, or none.
-std::vector<double> LofoPredictions(const cal::CalibrationResult& result) {
+// The held-out predictions of one cross-validation scheme, or none.
+std::vector<double> HeldOutPredictions(const cal::CalibrationResult& result,
+                                       const std::string& scheme) {
   std::vector<double> out;
   for (const cal::HeldOut& h : result.held_out) {
-    if (h.scheme == "leave-one-family-out") out = h.predicted_ms;
+    if (h.scheme == scheme) out = h.predicted_ms;
   }
   return out;
+}
+
+// The spec of each --accel chip with its --set overrides: KEY=VALUE applies to every chip,
+// DEVICE:KEY=VALUE to the chip named DEVICE only.
+std::vector<sim::AcceleratorSpec> PooledSpecs(const std::vector<std::string>& accels,
+                                              const std::vector<std::string>& devices,
+                                              const std::vector<std::string>& set_items) {
+  std::vector<std::vector<sim::Override>> overrides(accels.size());
+  for (const std::string& item : set_items) {
+    const auto [index, text] = ForDevice("--set", item, devices);
+    for (size_t i = 0; i < accels.size(); ++i) {
+      if (index < 0 || static_cast<size_t>(index) == i) {
+        overrides[i].push_back(sim::ParseOverride(text));
+      }
+    }
+  }
+  std::vector<sim::AcceleratorSpec> specs;
+  for (size_t i = 0; i < accels.size(); ++i) {
+    if (std::find(devices.begin(), devices.begin() + static_cast<long>(i), devices[i]) !=
+        devices.begin() + static_cast<long>(i)) {
+      throw UsageError("--accel names " + devices[i] + " twice");
+    }
+    specs.push_back(sim::LoadAccelerator(accels[i], overrides[i]));
+  }
+  return specs;
 }
 
 }  // namespace
@@ -240,20 +305,27 @@ int RunCalibrate(const Args& args) {
       }
     }
   }
-  std::vector<sim::Override> overrides;
-  for (const std::string& item : a.set_items) overrides.push_back(sim::ParseOverride(item));
+  const std::vector<std::string> accels = Split(a.accel, ',');
   // Measurements name the accelerator file; overrides (what-ifs) only change the simulated spec.
-  const std::string device = sim::LoadAccelerator(a.accel).name;
-  const sim::AcceleratorSpec spec = sim::LoadAccelerator(a.accel, overrides);
+  std::vector<std::string> devices;
+  for (const std::string& name : accels) devices.push_back(sim::LoadAccelerator(name).name);
+  const std::vector<sim::AcceleratorSpec> specs = PooledSpecs(accels, devices, a.set_items);
+  const sim::AcceleratorSpec& spec = specs.front();
+  const std::string device = Join(devices, "+");
+  std::vector<std::string> spec_names;
+  for (const sim::AcceleratorSpec& s : specs) spec_names.push_back(s.name);
   const sim::StackProfile stack = sim::LoadStack(a.stack_name);
-  const SelectedRows rows = LoadRows(a, device, spec.name, stack.name);
+  const SelectedRows rows = LoadRows(a, devices, Join(spec_names, " + "), stack.name);
   const std::vector<std::string> fit_fields =
       a.fit_list.empty() ? cal::DefaultFitFields() : Split(a.fit_list, ',');
   const sim::CalibrationParams start =
       !a.evaluate.empty()
           ? sim::LoadCalibration(a.evaluate)
           : (a.from.empty() ? sim::DefaultCalibration() : sim::LoadCalibration(a.from));
-  const cal::SimLatencyModel model(spec, stack, start, fit_fields, models::BuiltinModels());
+  cal::SimLatencyModel model(spec, stack, start, fit_fields, models::BuiltinModels());
+  if (specs.size() > 1) {
+    for (size_t i = 0; i < specs.size(); ++i) model.AddDevice(devices[i], specs[i]);
+  }
   const cal::CalibrationResult result = FitAndReport(a, model, rows.resolved.usable, start.name);
   const std::vector<cal::PredictedRow> final_rows =
       result.Predicted(a.evaluate.empty() ? result.fit.predicted_ms : result.predicted_before_ms);
@@ -261,7 +333,7 @@ int RunCalibrate(const Args& args) {
             << "):\n"
             << cal::ResidualTable(final_rows).ToText();
   const std::string title =
-      spec.name + " / " + stack.name + " / " + a.precision + " (" + rows.regime + ")";
+      Join(spec_names, " + ") + " / " + stack.name + " / " + a.precision + " (" + rows.regime + ")";
   // The outputs are one set, the profile last (WriteFileSet): a kill leaves the old set, the new
   // one, or a marker beside the profile naming the set partly replaced. "-" prints to stdout.
   std::vector<std::pair<std::string, std::string>> set;
@@ -273,7 +345,10 @@ int RunCalibrate(const Args& args) {
     }
   };
   add(a.chart_path, RenderSvg(cal::ParityChart(final_rows, "parity: " + title)));
-  add(a.residuals_path, cal::PredictionsTable(final_rows, LofoPredictions(result)).ToCsv());
+  add(a.residuals_path,
+      cal::PredictionsTable(final_rows, HeldOutPredictions(result, "leave-one-family-out"),
+                            HeldOutPredictions(result, "leave-one-device-out"))
+          .ToCsv());
   if (!a.out.empty()) {
     // A training profile is named apart from the inference profile of the same setup.
     const std::string name = !a.name.empty() || rows.regime != cal::kRegimeTraining

@@ -169,6 +169,53 @@ def layout_cost(d):
     write_table(d, "layout_cost.tsv", lines)
 
 
+POOLED_VARIANTS = [("pooled", "pooled fit"),
+                   ("pooled-core-stream", "pooled fit + per-core streaming limit")]
+POOLED_PAIRS = [("rtx-3090", "rtx-4090"), ("v100", "a100")]
+
+
+def load_lodo(path):
+    """{device: {(model, batch, image): (measured_ms, held_out_lodo_ms)}} of a pooled fit."""
+    rows = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            key = (r["model"], int(r["batch_size"]), int(r["image_size"]))
+            rows.setdefault(r["device"], {}).setdefault(key, []).append(
+                (float(r["measured_ms"]), float(r["held_out_lodo_ms"])))
+    return {device: {k: tuple(math.exp(sum(math.log(v[i]) for v in vals) / len(vals))
+                              for i in range(2)) for k, vals in keyed.items()}
+            for device, keyed in rows.items()}
+
+
+def pooled_lodo(d):
+    """Leave-one-device-out of the fits pooling the eager fp16 chips (DIR/pooled/): each chip's
+    rows predicted by the fit on the other chips, by its own spec sheet."""
+    lines = ["# Pooled eager fp16 fits (rtx-3090, rtx-4090, v100, a100), leave one device out:"
+             " each chip's rows predicted by the fit on the other three (scripts/transfer_study.sh).",
+             "# rows: MAPE / median APE / median signed error / within +-20 % / Kendall tau (same"
+             " batch) in %; speedup B over A with both chips held out in turn.",
+             "fit\tdevice\trows\tMAPE\tmedAPE\tmed_signed\twithin20\ttau",
+             ]
+    speedups = ["fit\tpair\tpairs\tspeedup_pred\tspeedup_meas\tspeedup_err\tspeedup_tau"]
+    for stem, name in POOLED_VARIANTS:
+        path = os.path.join(d, "pooled", stem + ".residuals.csv")
+        if not os.path.exists(path):
+            continue
+        lodo = load_lodo(path)
+        for device, rows in sorted(lodo.items()):
+            m = row_metrics(rows)
+            lines.append("\t".join([name, device, str(m["n"]), fmt(m["mape"], ".1f"),
+                                    fmt(m["median"], ".1f"), fmt(m["signed"], "+.1f"),
+                                    fmt(m["w20"], ".0f"), fmt(m["tau"], ".3f")]))
+        for a, b in POOLED_PAIRS:
+            s = speedup_metrics(lodo.get(a, {}), lodo.get(b, {}))
+            if s:
+                speedups.append("\t".join([name, f"{a} -> {b}", str(s["n"]),
+                                           fmt(s["pred"], ".3f"), fmt(s["meas"], ".3f"),
+                                           fmt(s["ratio_err"], "+.1f"), fmt(s["tau"], ".3f")]))
+    write_table(os.path.join(d, "pooled"), "lodo_table.tsv", lines + [""] + speedups)
+
+
 def yaml_number(path, section, key):
     """A number from a chip or profile YAML file: `key:` at top level (section None) or in the
     first block `section:` (two-space indented keys)."""
@@ -246,6 +293,8 @@ def main():
                 fmt(s and s["ratio_err"], "+.1f"), fmt(s and s["tau"], ".3f")]))
     write_table(d, "transfer_table.tsv", lines)
     memory_per_sm(d)
+    if os.path.isdir(os.path.join(d, "pooled")):
+        pooled_lodo(d)
     if "--measured" in sys.argv[2:]:
         reproducibility(d)
         layout_cost(d)

@@ -71,6 +71,28 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
   python3 scripts/transfer_study.py "$out" $measured
 }
 
+# Pooled fits: the four eager fp16 chips in one calibration, each row simulated on its own chip
+# file, and the tool's leave-one-device-out cross-validation (each chip predicted by the fit on
+# the other three); again with the per-core DRAM streaming limit fitted as well
+# (core_stream_bytes_per_cycle, sim/README.md). transfer_study.py tabulates them by device.
+pooled=data/calibrated/reports/transfer/pooled
+mkdir -p "$pooled"
+pool=(--accel rtx-3090,rtx-4090,v100,a100 --stack pytorch-eager --precision fp16
+      --regime large_batch --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv
+      --where "rtx-3090:stack_version=PyTorch 2.4.0 (cu124)" rtx-3090:layout=NCHW
+              "rtx-4090:stack_version=PyTorch 2.4.0 (cu124)" rtx-4090:layout=NCHW
+      --set a100:hbm.bandwidth_gbps=2039)
+echo "== pooled eager fp16 fit"
+"$dcnas" calibrate "${pool[@]}" --name eager-fp16-pooled --out "$pooled/pooled.yaml" \
+  --residuals "$pooled/pooled.residuals.csv" > "$pooled/pooled.txt"
+printf 'name: core-stream-start\ndescription: "start (and regularisation target) of the pooled fit with the per-core streaming limit"\nparams:\n  core_stream_bytes_per_cycle: 5\n' \
+  > "$pooled/core-stream-start.yaml"
+echo "== pooled eager fp16 fit with the per-core streaming limit"
+"$dcnas" calibrate "${pool[@]}" --from "$pooled/core-stream-start.yaml" \
+  --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle \
+  --name eager-fp16-pooled-core-stream --out "$pooled/pooled-core-stream.yaml" \
+  --residuals "$pooled/pooled-core-stream.residuals.csv" > "$pooled/pooled-core-stream.txt"
+
 study data/calibrated/reports/transfer pytorch-eager --measured
 variant=data/calibrated/reports/transfer/inter-kernel-reuse
 mkdir -p "$variant"

@@ -18,6 +18,8 @@ const std::vector<CalibrationField>& CalibrationFields() {
        "achieved fraction of padded MXU/tensor-core MAC rate"},
       {"vector_efficiency", &C::vector_efficiency, 1e-3, 1, "achieved fraction of vector op rate"},
       {"memory_efficiency", &C::memory_efficiency, 1e-3, 1, "achieved fraction of HBM bandwidth"},
+      {"core_stream_bytes_per_cycle", &C::core_stream_bytes_per_cycle, 0, 1e6,
+       "DRAM bytes one core streams per cycle at most (0: no per-core limit)"},
       {"onchip_efficiency", &C::onchip_efficiency, 1e-3, 1,
        "achieved fraction of on-chip bandwidth"},
       {"overlap", &C::overlap, 0, 1,

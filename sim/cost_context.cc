@@ -16,6 +16,9 @@ cost::CostContext MakeCostContext(const AcceleratorSpec& spec, const StackProfil
   c.vector_ops_per_s = spec.PeakVectorOpsPerS(dtype);
   c.transcendentals_per_s = spec.vector_unit.transcendentals_per_cycle * spec.cores * c.clock_hz;
   c.hbm_bytes_per_s = spec.HbmBytesPerS();
+  c.memory_efficiency = cost::AchievedMemoryEfficiency(calibration.memory_efficiency,
+                                                       calibration.core_stream_bytes_per_cycle,
+                                                       spec.cores * c.clock_hz, c.hbm_bytes_per_s);
   c.onchip_bytes_per_s = spec.ReuseLevel().bandwidth_gbps * 1e9;
   c.usable_onchip_bytes = spec.ReuseCapacityBytes() * calibration.onchip_usable_fraction;
   c.usable_hold_bytes =

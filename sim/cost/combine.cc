@@ -22,6 +22,16 @@ double KernelHbmBytes(double input_bytes, double weight_bytes, double output_byt
   return input_bytes * passes + weight_bytes + output_bytes;
 }
 
+double AchievedMemoryEfficiency(double memory_efficiency, double core_stream_bytes_per_cycle,
+                                double core_cycles_per_s, double hbm_bytes_per_s) {
+  if (core_stream_bytes_per_cycle <= 0 || hbm_bytes_per_s <= 0) return memory_efficiency;
+  // A smooth minimum (power mean of order -4): the DRAM and the cores' requests in flight
+  // each limit the rate, and queueing makes the transition gradual; it also keeps the fit's
+  // objective differentiable.
+  const double cap = core_cycles_per_s * core_stream_bytes_per_cycle / hbm_bytes_per_s;
+  return std::pow(std::pow(memory_efficiency, -4.0) + std::pow(cap, -4.0), -0.25);
+}
+
 double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_efficiency,
                      double onchip_bytes, double onchip_bytes_per_s, double onchip_efficiency) {
   double t = 0;

@@ -20,6 +20,11 @@ double VectorSeconds(double ops, double transcendentals, double ops_per_s,
 double KernelHbmBytes(double input_bytes, double weight_bytes, double output_bytes,
                       double usable_onchip_bytes);
 
+// The achieved fraction of the HBM peak: memory_efficiency, capped by what the cores can stream,
+// core_cycles_per_s x core_stream_bytes_per_cycle (no cap when that is 0 or the peak is 0).
+double AchievedMemoryEfficiency(double memory_efficiency, double core_stream_bytes_per_cycle,
+                                double core_cycles_per_s, double hbm_bytes_per_s);
+
 // Memory time: hbm_bytes / (bandwidth * efficiency) + onchip_bytes / (onchip_bw * efficiency).
 double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_efficiency,
                      double onchip_bytes, double onchip_bytes_per_s, double onchip_efficiency);

@@ -330,8 +330,8 @@ GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
   g.onchip_bytes = (fits ? 2.0 * t.intermediate_bytes : 0.0) + t.resident_input_bytes;
   g.matrix_s = t.matrix_s;
   g.vector_s = t.vector_s;
-  g.memory_s = MemorySeconds(g.hbm_bytes, ctx.hbm_bytes_per_s, p.memory_efficiency, g.onchip_bytes,
-                             ctx.onchip_bytes_per_s, p.onchip_efficiency);
+  g.memory_s = MemorySeconds(g.hbm_bytes, ctx.hbm_bytes_per_s, ctx.memory_efficiency,
+                             g.onchip_bytes, ctx.onchip_bytes_per_s, p.onchip_efficiency);
   g.overhead_s =
       t.num_ops > 0 ? ctx.kernel_overhead_s * (1.0 + t.extra_kernels * p.group_launch_scale) : 0.0;
   const Combined c =

@@ -25,6 +25,9 @@ struct CostContext {
   double vector_ops_per_s = 0;       // whole chip
   double transcendentals_per_s = 0;  // whole chip
   double hbm_bytes_per_s = 0;
+  // The achieved fraction of hbm_bytes_per_s: memory_efficiency, or less where the cores cannot
+  // stream more (CostParams::core_stream_bytes_per_cycle).
+  double memory_efficiency = 1;
   double onchip_bytes_per_s = 0;
   double usable_onchip_bytes = 0;  // whole chip, for weight residency
   double usable_hold_bytes = 0;    // for holding fused intermediates (see FinishGroup)

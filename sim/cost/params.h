@@ -11,6 +11,10 @@ struct CostParams {
   double matrix_efficiency = 0.85;  // of the padded matrix-unit MAC rate
   double vector_efficiency = 0.70;  // of the vector unit's op rate
   double memory_efficiency = 0.80;  // of HBM peak bandwidth
+  // DRAM bytes one core (SM) can stream per cycle, at most: the achieved HBM rate is
+  // min(memory_efficiency x peak, cores x clock x this) (bytes in flight per core over the DRAM
+  // latency, Little's law). 0: no per-core limit.
+  double core_stream_bytes_per_cycle = 0;
   double onchip_efficiency = 0.80;  // of on-chip (VMEM/L2) bandwidth
   // Fraction of the non-dominant resource times hidden under the dominant one [0, 1]:
   // t = max + (1 - overlap) * (sum - max).

@@ -79,5 +79,29 @@ contains "other-CPU warning names the profile's CPU" "$tmp/err" \
 check "--cpu without --out" 2 "$dcnas" calibrate --accel epyc-zen4 --stack libtorch-cpu \
   --precision fp32 --measurements "$m/host-cpu.csv" --no-cv --cpu "x"
 
+# Pooled chips: one fit over two chips, each row on its own chip file, each chip held out in turn.
+pool=(--accel rtx-3090,rtx-4090 --stack pytorch-eager --precision fp16
+  --measurements "$m/timm_rtx3090.csv" "$m/timm_rtx4090.csv"
+  --where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
+check "pooled fit" 0 "$dcnas" calibrate "${pool[@]}" --out "$tmp/pool.yaml" --residuals "$tmp/pool.csv"
+contains "pooled fit names both chips" "$tmp/out" "rows for rtx-3090 + rtx-4090 / pytorch-eager"
+contains "pooled fit holds each chip out" "$tmp/out" "leave-one-device-out, held-out   136"
+contains "pooled residuals name the device" "$tmp/pool.csv" ",source,device,held_out_lodo_ms$"
+contains "pooled residuals hold 4090 rows" "$tmp/pool.csv" ",rtx-4090,[0-9.]*$"
+contains "pooled profile names both chips" "$tmp/pool.yaml" "device: rtx-3090+rtx-4090"
+check "per-chip --where and --set" 0 "$dcnas" calibrate "${pool[@]}" --no-cv \
+  --where rtx-4090:source_model=resnet50 --set rtx-3090:hbm.bandwidth_gbps=1800 \
+  --evaluate "$tmp/pool.yaml"
+contains "per-chip filter and override" "$tmp/out" \
+  "72 rows for rtx-3090\[hbm.bandwidth_gbps=1800\] + rtx-4090 /"
+check "--set for a chip not pooled" 2 "$dcnas" calibrate "${pool[@]}" --set v100:cores=1
+contains "--set names the chip" "$tmp/err" "v100 is not one of --accel rtx-3090,rtx-4090"
+check "--where for a chip not pooled" 2 "$dcnas" calibrate "${pool[@]}" --where t4:layout=NCHW
+contains "--where names the chip" "$tmp/err" "--where t4:layout=NCHW: t4 is not one of --accel"
+check "a chip named twice" 2 "$dcnas" calibrate "${pool[@]}" --accel rtx-3090,rtx-3090
+check "a pooled chip without rows" 2 "$dcnas" calibrate --accel rtx-3090,v100 --stack pytorch-eager \
+  --precision fp16 --measurements "$m/timm_rtx3090.csv"
+contains "the chip without rows is named" "$tmp/err" "no measurement rows for v100 / pytorch-eager / fp16"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -34,6 +34,15 @@ std::vector<Measurement> Rows(const std::vector<std::string>& models,
   return rows;
 }
 
+// Fits `model` to rows whose latencies are `synthetic` (its own predictions), unregularised.
+FitResult FitToSynthetic(const LatencyModel& model, std::vector<Measurement> rows,
+                         const std::vector<double>& synthetic) {
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].latency_ms = synthetic[i];
+  FitOptions options;
+  options.regularization = 1e-9;
+  return Fit(model, rows, options);
+}
+
 }  // namespace
 
 TEST_CASE("fitting the simulator to its own predictions recovers the parameters",
@@ -50,10 +59,7 @@ TEST_CASE("fitting the simulator to its own predictions recovers the parameters"
            {1, 4, 16, 64, 256});
   const std::vector<double> truth = {0.55, 0.45, 2.5};
   const std::vector<double> synthetic = model.PredictAllMs(truth, rows);
-  for (size_t i = 0; i < rows.size(); ++i) rows[i].latency_ms = synthetic[i];
-  FitOptions options;
-  options.regularization = 1e-9;
-  const FitResult fit = Fit(model, rows, options);
+  const FitResult fit = FitToSynthetic(model, rows, synthetic);
   INFO(fit.status);
   CHECK(fit.values[0] == Approx(truth[0]).epsilon(0.01));
   CHECK(fit.values[1] == Approx(truth[1]).epsilon(0.01));
@@ -64,6 +70,52 @@ TEST_CASE("fitting the simulator to its own predictions recovers the parameters"
   CHECK(c.matrix_efficiency == fit.values[0]);
   CHECK(c.overlap == sim::DefaultCalibration().overlap);
   CHECK(model.graphs_built() == rows.size());
+}
+
+TEST_CASE("pooled chips: each row runs on its own chip file", "[calibrate][relational]") {
+  const auto stack = sim::LoadStack("pytorch-eager");
+  const std::vector<std::string> fields = {"matrix_efficiency", "memory_efficiency",
+                                           "core_stream_bytes_per_cycle"};
+  sim::CalibrationParams start = sim::DefaultCalibration();
+  start.core_stream_bytes_per_cycle = 3;
+  const std::vector<std::pair<std::string, sim::AcceleratorSpec>> chips = {
+      {"v100", sim::LoadAccelerator("v100")},
+      {"rtx-4090", sim::LoadAccelerator("rtx-4090")},
+      {"a100", sim::LoadAccelerator("a100", {sim::ParseOverride("hbm.bandwidth_gbps=2039")})}};
+  SimLatencyModel pooled(chips[0].second, stack, start, fields, models::BuiltinModels());
+  for (const auto& [device, spec] : chips) pooled.AddDevice(device, spec);
+  CHECK_THROWS_AS(pooled.AddDevice("v100", chips[0].second), InputError);
+  std::vector<Measurement> rows;
+  for (const auto& [device, spec] : chips) {
+    for (Measurement m :
+         Rows({"resnet50", "efficientnet-b0", "regnetx-400mf", "mnasnet-b1"}, {64, 256})) {
+      m.device = device;
+      m.stack = "pytorch-eager";
+      m.regime = kRegimeLargeBatch;
+      m.line = static_cast<int>(rows.size()) + 2;
+      rows.push_back(m);
+    }
+  }
+  const std::vector<double> truth = {0.8, 0.9, 5.0};
+  const std::vector<double> synthetic = pooled.PredictAllMs(truth, rows);
+  // Each row as the single-chip model of its own chip predicts it.
+  for (const auto& [device, spec] : chips) {
+    const SimLatencyModel alone(spec, stack, start, fields, models::BuiltinModels());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].device == device) CHECK(synthetic[i] == Approx(alone.PredictMs(truth, rows[i])));
+    }
+  }
+  // The a100's 2039 GB/s on 108 SMs is beyond what 5 B per SM-cycle streams: the limit binds.
+  CHECK(synthetic[16] > pooled.PredictAllMs({0.8, 0.9, 50.0}, rows)[16] * 1.2);
+  Measurement stray = rows.front();
+  stray.device = "t4";
+  CHECK_THROWS_AS(pooled.PredictMs(truth, stray), InputError);
+  // A pool identifies the DRAM efficiency and the per-core limit together.
+  const FitResult fit = FitToSynthetic(pooled, rows, synthetic);
+  INFO(fit.status);
+  CHECK(fit.values[1] == Approx(truth[1]).epsilon(0.02));
+  CHECK(fit.values[2] == Approx(truth[2]).epsilon(0.02));
+  CHECK(fit.rms_log_residual < 1e-3);
 }
 
 TEST_CASE("simulated latency grows with batch for every zoo family", "[calibrate][relational]") {
@@ -138,10 +190,7 @@ TEST_CASE("training rows are simulated as data-parallel steps and fitted",
   const std::vector<double> synthetic = model.PredictAllMs(truth, rows);
   // The same graph (64 images per chip) on 16 chips and on 4 chips: different steps.
   CHECK(synthetic[0] != synthetic[1]);
-  for (size_t i = 0; i < rows.size(); ++i) rows[i].latency_ms = synthetic[i];
-  FitOptions options;
-  options.regularization = 1e-9;
-  const FitResult fit = Fit(model, rows, options);
+  const FitResult fit = FitToSynthetic(model, rows, synthetic);
   CHECK(fit.values[0] == Approx(truth[0]).epsilon(0.01));
   CHECK(fit.values[1] == Approx(truth[1]).epsilon(0.01));
   // A global batch that does not split over the slice names the row.

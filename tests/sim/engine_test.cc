@@ -3,6 +3,7 @@
 #include "sim/engine.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "models/zoo/zoo.h"
 #include "sim/cost/combine.h"
@@ -42,6 +43,37 @@ TEST_CASE("a memory-bound elementwise op costs bytes / bandwidth") {
   const models::Graph g = testing::ReluGraph(64, 56, 128, DType::kBf16);
   CHECK(Simulate(g, spec, stack, c8).latency_s ==
         Approx(2.0 * 64 * 56 * 56 * 128 * 2 / (0.8 * 900e9)));
+}
+
+TEST_CASE("a per-core streaming limit caps the achieved HBM bandwidth") {
+  // c = cores x clock x beta / peak; e = (eta^-4 + c^-4)^(-1/4), a smooth minimum.
+  CHECK(cost::AchievedMemoryEfficiency(0.9, 0, 1e11, 900e9) == 0.9);  // 0: no limit
+  CHECK(cost::AchievedMemoryEfficiency(0.9, 4.5, 1e11, 0) == 0.9);    // no HBM peak
+  CHECK(cost::AchievedMemoryEfficiency(0.5, 4.5, 1e11, 900e9) ==
+        Approx(0.5 * 0.8408964));  // c = eta = 0.5: 2^(-1/4) of either
+  CHECK(cost::AchievedMemoryEfficiency(0.9, 900, 1e11, 900e9) == Approx(0.9).epsilon(1e-6));
+  CHECK(cost::AchievedMemoryEfficiency(0.9, 0.9, 1e11, 900e9) ==
+        Approx(0.1).epsilon(1e-4));  // c = 0.1 << eta
+  // 80 SMs at 1.53 GHz, 900 GB/s HBM: 4 bytes per SM-cycle stream 490 GB/s (c = 0.544).
+  const AcceleratorSpec spec = testing::TensorCoreTestChip();
+  REQUIRE(spec.cores == 80);
+  StackProfile stack = testing::EagerTestStack();
+  stack.kernel_overhead_us = 0;
+  const models::Graph g = testing::ReluGraph(64, 56, 128, DType::kFp16);
+  const double bytes = 2.0 * 64 * 56 * 56 * 128 * 2;
+  CalibrationParams calib = Ideal();
+  calib.memory_efficiency = 0.9;
+  const double free_s = Simulate(g, spec, stack, calib).latency_s;
+  CHECK(free_s == Approx(bytes / (0.9 * 900e9)));
+  calib.core_stream_bytes_per_cycle = 4;
+  const double c = 80 * 1.53e9 * 4 / 900e9;
+  const double e = std::pow(std::pow(0.9, -4) + std::pow(c, -4), -0.25);
+  REQUIRE(e == Approx(0.5272).epsilon(1e-3));
+  CHECK(Simulate(g, spec, stack, calib).latency_s == Approx(bytes / (e * 900e9)));
+  // Sixteen times the SMs: the same limit hardly binds and the DRAM is the bound again.
+  AcceleratorSpec wide = spec;
+  wide.cores = 80 * 16;
+  CHECK(Simulate(g, wide, stack, calib).latency_s == Approx(free_s).epsilon(1e-3));
 }
 
 TEST_CASE("a 1x1 conv on one MXU matches the closed-form systolic cycles") {
