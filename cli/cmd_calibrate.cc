@@ -282,15 +282,17 @@ int RunCalibrate(const Args& args) {
   CalibrateArgs a;
   AddOptions(options, a);
   po::variables_map vm;
-  if (!Parse(args,
-             "dcnas calibrate --accel A --stack S --precision P --measurements FILE... "
-             "[--regime R] [--out FILE.yaml]",
-             "Fits the simulator's CalibrationParams to measured latencies (nonlinear least "
-             "squares on log latency, Levenberg-Marquardt, bounded, regularised toward the "
-             "defaults), reports the error before and after and on held-out data (k-fold by "
-             "model, leave-one-family-out), and writes a calibrated profile. A fit that does not "
-             "converge writes nothing.",
-             options, {}, vm)) {
+  if (!Parse(
+          args,
+          "dcnas calibrate --accel A[,B...] --stack S --precision P --measurements FILE... "
+          "[--regime R] [--out FILE.yaml]",
+          "Fits the simulator's CalibrationParams to measured latencies (nonlinear least "
+          "squares on log latency, Levenberg-Marquardt, bounded, regularised toward the "
+          "defaults), reports the error before and after and on held-out data (k-fold by "
+          "model, leave-one-family-out, and leave-one-device-out when several chips are pooled), "
+          "and writes a calibrated profile. A fit that does not "
+          "converge writes nothing.",
+          options, {}, vm)) {
     return 0;
   }
   if (!a.cpu.empty() && a.out.empty()) throw UsageError("--cpu is recorded in --out's profile");
