@@ -54,6 +54,13 @@ std::vector<NamedMetrics> CalibrationResult::AllMetrics() const {
   return out;
 }
 
+std::vector<double> CalibrationResult::HeldOutPredictions(const std::string& scheme) const {
+  for (const HeldOut& h : held_out) {
+    if (h.scheme == scheme) return h.predicted_ms;
+  }
+  return {};
+}
+
 HeldOut CrossValidate(const LatencyModel& model, const std::vector<Measurement>& rows,
                       const std::vector<Fold>& folds, const FitOptions& fit,
                       const std::string& scheme) {
@@ -146,13 +153,12 @@ CalibrationResult Calibrate(const LatencyModel& model, const std::vector<Measure
   }
   const std::set<std::string> families(result.families.begin(), result.families.end());
   if (options.leave_one_family_out && families.size() >= 2) {
-    result.held_out.push_back(CrossValidate(model, rows,
-                                            LeaveOneGroupOut(result.families, "family"),
-                                            options.fit, "leave-one-family-out"));
+    result.held_out.push_back(CrossValidate(
+        model, rows, LeaveOneGroupOut(result.families, "family"), options.fit, kLeaveOneFamilyOut));
   }
   if (options.leave_one_device_out && devices.size() >= 2) {
     result.held_out.push_back(CrossValidate(model, rows, LeaveOneGroupOut(device_keys, "device"),
-                                            options.fit, "leave-one-device-out"));
+                                            options.fit, kLeaveOneDeviceOut));
   }
   return result;
 }

@@ -36,6 +36,10 @@ struct HeldOut {
   ErrorMetrics metrics;
 };
 
+// Names of the cross-validation schemes that hold out a whole family or a whole device.
+inline constexpr const char* kLeaveOneFamilyOut = "leave-one-family-out";
+inline constexpr const char* kLeaveOneDeviceOut = "leave-one-device-out";
+
 struct CalibrationResult {
   std::vector<Measurement> rows;
   std::vector<std::string> families;
@@ -47,6 +51,8 @@ struct CalibrationResult {
 
   std::vector<PredictedRow> Predicted(const std::vector<double>& predicted_ms) const;
   std::vector<NamedMetrics> AllMetrics() const;  // before, after, then each held-out scheme
+  // The held-out predictions of one scheme (per row), or none when it did not run.
+  std::vector<double> HeldOutPredictions(const std::string& scheme) const;
 };
 
 // Runs the fit and the cross-validation. Throws NotConvergedError naming the fold whose fit

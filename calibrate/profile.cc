@@ -31,8 +31,8 @@ void AddMetrics(std::map<std::string, double>& out, const std::string& prefix,
 }
 
 std::string SchemeKey(const std::string& scheme) {
-  if (scheme == "leave-one-family-out") return "lofo";
-  if (scheme == "leave-one-device-out") return "lodo";
+  if (scheme == kLeaveOneFamilyOut) return "lofo";
+  if (scheme == kLeaveOneDeviceOut) return "lodo";
   return "kfold";
 }
 

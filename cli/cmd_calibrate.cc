@@ -240,16 +240,6 @@ cal::CalibrationResult FitAndReport(const CalibrateArgs& a, const cal::SimLatenc
   return result;
 }
 
-// The held-out predictions of one cross-validation scheme, or none.
-std::vector<double> HeldOutPredictions(const cal::CalibrationResult& result,
-                                       const std::string& scheme) {
-  std::vector<double> out;
-  for (const cal::HeldOut& h : result.held_out) {
-    if (h.scheme == scheme) out = h.predicted_ms;
-  }
-  return out;
-}
-
 // The spec of each --accel chip with its --set overrides: KEY=VALUE applies to every chip,
 // DEVICE:KEY=VALUE to the chip named DEVICE only.
 std::vector<sim::AcceleratorSpec> PooledSpecs(const std::vector<std::string>& accels,
@@ -266,10 +256,6 @@ std::vector<sim::AcceleratorSpec> PooledSpecs(const std::vector<std::string>& ac
   }
   std::vector<sim::AcceleratorSpec> specs;
   for (size_t i = 0; i < accels.size(); ++i) {
-    if (std::find(devices.begin(), devices.begin() + static_cast<long>(i), devices[i]) !=
-        devices.begin() + static_cast<long>(i)) {
-      throw UsageError("--accel names " + devices[i] + " twice");
-    }
     specs.push_back(sim::LoadAccelerator(accels[i], overrides[i]));
   }
   return specs;
@@ -310,7 +296,12 @@ int RunCalibrate(const Args& args) {
   const std::vector<std::string> accels = Split(a.accel, ',');
   // Measurements name the accelerator file; overrides (what-ifs) only change the simulated spec.
   std::vector<std::string> devices;
-  for (const std::string& name : accels) devices.push_back(sim::LoadAccelerator(name).name);
+  for (const std::string& name : accels) {
+    devices.push_back(sim::LoadAccelerator(name).name);
+    if (std::count(devices.begin(), devices.end(), devices.back()) > 1) {
+      throw UsageError("--accel names " + devices.back() + " twice");
+    }
+  }
   const std::vector<sim::AcceleratorSpec> specs = PooledSpecs(accels, devices, a.set_items);
   const sim::AcceleratorSpec& spec = specs.front();
   const std::string device = Join(devices, "+");
@@ -325,9 +316,7 @@ int RunCalibrate(const Args& args) {
           ? sim::LoadCalibration(a.evaluate)
           : (a.from.empty() ? sim::DefaultCalibration() : sim::LoadCalibration(a.from));
   cal::SimLatencyModel model(spec, stack, start, fit_fields, models::BuiltinModels());
-  if (specs.size() > 1) {
-    for (size_t i = 0; i < specs.size(); ++i) model.AddDevice(devices[i], specs[i]);
-  }
+  for (size_t i = 0; i < specs.size(); ++i) model.AddDevice(devices[i], specs[i]);
   const cal::CalibrationResult result = FitAndReport(a, model, rows.resolved.usable, start.name);
   const std::vector<cal::PredictedRow> final_rows =
       result.Predicted(a.evaluate.empty() ? result.fit.predicted_ms : result.predicted_before_ms);
@@ -348,8 +337,8 @@ int RunCalibrate(const Args& args) {
   };
   add(a.chart_path, RenderSvg(cal::ParityChart(final_rows, "parity: " + title)));
   add(a.residuals_path,
-      cal::PredictionsTable(final_rows, HeldOutPredictions(result, "leave-one-family-out"),
-                            HeldOutPredictions(result, "leave-one-device-out"))
+      cal::PredictionsTable(final_rows, result.HeldOutPredictions(cal::kLeaveOneFamilyOut),
+                            result.HeldOutPredictions(cal::kLeaveOneDeviceOut))
           .ToCsv());
   if (!a.out.empty()) {
     // A training profile is named apart from the inference profile of the same setup.

@@ -21,13 +21,16 @@ import statistics
 import sys
 
 
-def load(path, column):
-    """{(model, batch, image): (measured_ms, predicted_ms)}; duplicate keys are geomean'd."""
+def load(path, column, device=None):
+    """{(model, batch, image): (measured_ms, predicted_ms)} of the rows (of `device`, when given);
+    duplicate keys are geomean'd. None when the column is blank."""
     rows = {}
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             if not r[column]:
                 return None
+            if device is not None and r["device"] != device:
+                continue
             key = (r["model"], int(r["batch_size"]), int(r["image_size"]))
             rows.setdefault(key, []).append((float(r["measured_ms"]), float(r[column])))
     out = {}
@@ -176,15 +179,9 @@ POOLED_PAIRS = [("rtx-3090", "rtx-4090"), ("v100", "a100")]
 
 def load_lodo(path):
     """{device: {(model, batch, image): (measured_ms, held_out_lodo_ms)}} of a pooled fit."""
-    rows = {}
     with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            key = (r["model"], int(r["batch_size"]), int(r["image_size"]))
-            rows.setdefault(r["device"], {}).setdefault(key, []).append(
-                (float(r["measured_ms"]), float(r["held_out_lodo_ms"])))
-    return {device: {k: tuple(math.exp(sum(math.log(v[i]) for v in vals) / len(vals))
-                              for i in range(2)) for k, vals in keyed.items()}
-            for device, keyed in rows.items()}
+        devices = sorted({r["device"] for r in csv.DictReader(f)})
+    return {device: load(path, "held_out_lodo_ms", device) for device in devices}
 
 
 def pooled_lodo(d):
