@@ -48,15 +48,15 @@ calibrate t4-tensorrt-fp32 --accel t4 --stack tensorrt --precision fp32 \
 # fit runs with the 80 GB part's HBM bandwidth. Thin data: two parameters each.
 calibrate a100-pytorch-eager-fp16 --accel a100 --stack pytorch-eager --precision fp16 \
   --regime large_batch --measurements $m/nvidia_dle.csv \
-  --set hbm.bandwidth_gbps=2039 --fit matrix_efficiency,memory_efficiency
+  --set hbm.bandwidth_gbps=2039 --fit matrix_efficiency,memory_efficiency --no-cv
 calibrate a100-tensorrt-fp16 --accel a100 --stack tensorrt --precision fp16 \
   --measurements $m/nvidia_dle.csv --set hbm.bandwidth_gbps=2039 \
-  --fit matrix_efficiency,kernel_overhead_scale
+  --fit matrix_efficiency,kernel_overhead_scale --no-cv
 # TPU v3: one inference measurement (MLPerf v0.5 ResNet-50 Offline). The simulated ResNet-50 is
 # half matrix-bound, half HBM-bound there, so the two efficiencies are fitted; one row cannot
 # separate them: the regularisation splits the correction between them.
 calibrate tpu-v3-xla-tpu-bf16 --accel tpu-v3 --stack xla-tpu --precision bf16 \
-  --measurements $m/tpu_v3.csv --fit matrix_efficiency,memory_efficiency
+  --measurements $m/tpu_v3.csv --fit matrix_efficiency,memory_efficiency --no-cv
 # The project's own machine (an AMD EPYC Zen 4 VM): dcnas's LibTorch timings (`dcnas measure`,
 # host_cpu regime), taken with one thread, so the fit sees one core of the 2-vCPU chip file.
 calibrate epyc-zen4-libtorch-cpu-fp32 --accel epyc-zen4 --set cores=1 --stack libtorch-cpu \

@@ -51,6 +51,8 @@ DEVICES = {
     'A100-SXM4-80GB': 'a100',
     'A100-SXM4-80GB (DGX A100 1 GPU)': 'a100',
     'A100-80GB': 'a100',
+    'A30': 'a30',              # PCIe, the only A30 part
+    'A10': 'a10',              # PCIe, the only A10 part
     'RTX 3090': 'rtx-3090',
     'RTX 4090': 'rtx-4090',
     'TPU v3-8 (4 chips, 8 TensorCores)': 'tpu-v3',

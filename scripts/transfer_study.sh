@@ -5,10 +5,11 @@
 # reference (c) chip B's own fit, held out by family. Fits are fresh (same selections and fitted
 # fields as scripts/calibrate_profiles.sh) and written under data/calibrated/reports/transfer/,
 # with per-row residual CSVs and the table transfer_table.tsv (paired by scripts/transfer_study.py).
-# The study runs twice: with the shipped stacks (transfer/), and with the eager stack's
-# inter-kernel L2 reuse switched on (transfer/inter-kernel-reuse/; sim/README.md, "Inter-kernel
-# L2 reuse"), and with kernel selection by tile size on top (transfer/tile-selection/): the
-# mechanisms tested for the rtx-3090 <-> rtx-4090 transfer and not enabled.
+# The study runs with the shipped stacks (transfer/), and again with each mechanism tested for
+# the transfer and not enabled: the eager stack's inter-kernel L2 reuse (transfer/inter-kernel-
+# reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
+# (transfer/tile-selection/), and asynchronous launches on the eager and the tensorrt stack
+# (transfer/async-launch/; sim/README.md, "Asynchronous launches").
 # Usage: scripts/transfer_study.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,12 @@ build="${1:-build}"
 dcnas="$build/cli/dcnas"
 m=data/measurements
 timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
+trt=tensorrt
+# The chips (fit selections below) and the directions studied; the Ampere TensorRT study at the
+# end sets its own.
+devices=(rtx-3090 rtx-4090 v100-eager-fp16 a100-eager-fp16 t4-trt-fp32 v100-trt-fp32)
+pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090" "v100-eager-fp16 a100-eager-fp16"
+       "t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32")
 
 # The selection of each device's rows, and the fields its fit frees (as calibrate_profiles.sh).
 select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `sel`, fit in `fit`
@@ -31,24 +38,32 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
     a100-eager-fp16) sel=(--accel a100 --stack "$eager" --precision fp16 --regime large_batch
                           --measurements $m/nvidia_dle.csv --set hbm.bandwidth_gbps=2039)
                      fit=(--fit matrix_efficiency,memory_efficiency --no-cv) ;;  # 2 models: no CV
-    t4-trt-fp32) sel=(--accel t4 --stack tensorrt --precision fp32
+    t4-trt-fp32) sel=(--accel t4 --stack "$trt" --precision fp32
                       --measurements $m/paddleclas_tensorrt.csv)
                  fit=(--fit vector_efficiency,memory_efficiency,kernel_overhead_scale,group_launch_scale) ;;
-    v100-trt-fp32) sel=(--accel v100 --stack tensorrt --precision fp32
+    v100-trt-fp32) sel=(--accel v100 --stack "$trt" --precision fp32
                         --measurements $m/paddleclas_tensorrt.csv)
                    fit=(--fit vector_efficiency,memory_efficiency,kernel_overhead_scale,group_launch_scale) ;;
+    # NVIDIA DLE's Paddle-TRT ResNet-50 tables, batch 1-256: one model, so no cross-validation.
+    a100-trt-*|a30-trt-*|a10-trt-*)
+      chip="${1%%-trt-*}"
+      sel=(--accel "$chip" --stack "$trt" --precision "${1##*-trt-}" --regime engine_latency
+           --measurements $m/nvidia_dle.csv)
+      [ "$chip" = a100 ] && sel+=(--set hbm.bandwidth_gbps=2039)
+      fit=(--fit matrix_efficiency,memory_efficiency,kernel_overhead_scale --no-cv) ;;
     *) echo "unknown device $1" >&2; exit 2 ;;
   esac
 }
 
-study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of the eager stack)
+study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of the eager stack;
+          # the tensorrt stack is $trt, the shipped one unless a variant sets it)
   out="$1"
   eager="$2"
   measured="${3:-}"
   mkdir -p "$out"
   printf 'name: defaults\ndescription: "the documented defaults (no params)"\nparams: {}\n' \
     > "$out/defaults.yaml"
-  for dev in rtx-3090 rtx-4090 v100-eager-fp16 a100-eager-fp16 t4-trt-fp32 v100-trt-fp32; do
+  for dev in "${devices[@]}"; do
     select_rows "$dev"
     echo "== $dev: own fit (with cross-validation) and defaults"
     "$dcnas" calibrate "${sel[@]}" "${fit[@]}" --name "$dev-transfer-study" --out "$out/$dev.yaml" \
@@ -57,8 +72,6 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
       --residuals "$out/$dev.defaults.residuals.csv" > "$out/$dev.defaults.txt"
   done
 
-  pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090" "v100-eager-fp16 a100-eager-fp16"
-         "t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32")
   : > "$out/pairs.txt"
   for pair in "${pairs[@]}"; do
     read -r a b <<< "$pair"
@@ -114,3 +127,53 @@ study "$variant" "$variant/pytorch-eager-tile-selection.yaml"
 "$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-tile-selection.yaml" \
   --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
   --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
+# Third variant: asynchronous launches (async_launch) on both stacks, each kernel's overhead the
+# host's issue interval, hidden under longer kernels.
+variant=data/calibrated/reports/transfer/async-launch
+mkdir -p "$variant"
+for base in pytorch-eager tensorrt; do
+  { echo "# data/stacks/$base.yaml with async_launch on (scripts/transfer_study.sh)"
+    cat "data/stacks/$base.yaml"
+    echo "async_launch: true"; } > "$variant/$base-async-launch.yaml"
+done
+trt="$variant/tensorrt-async-launch.yaml"
+study "$variant" "$variant/pytorch-eager-async-launch.yaml"
+# The V100 DLE fit started at the host floor those rows show (kernel_overhead_scale 7, about 70 us
+# per kernel), and that fit on the A100's rows (whose host floor is lower).
+eager="$variant/pytorch-eager-async-launch.yaml"
+printf 'name: host-floor-start\ndescription: "start of the V100 DLE fit at its host floor"\nparams:\n  kernel_overhead_scale: 7\n' \
+  > "$variant/host-floor-start.yaml"
+select_rows v100-eager-fp16
+"$dcnas" calibrate "${sel[@]}" --from "$variant/host-floor-start.yaml" --name v100-host-floor \
+  --out "$variant/v100-eager-fp16-host-floor.yaml" \
+  --residuals "$variant/v100-eager-fp16-host-floor.fit.residuals.csv" \
+  > "$variant/v100-eager-fp16-host-floor.fit.txt"
+select_rows a100-eager-fp16
+"$dcnas" calibrate "${sel[@]}" --evaluate "$variant/v100-eager-fp16-host-floor.yaml" \
+  --residuals "$variant/v100-eager-fp16-host-floor-on-a100-eager-fp16.residuals.csv" \
+  > "$variant/v100-eager-fp16-host-floor-on-a100-eager-fp16.txt"
+# Ampere data-center chips under TensorRT (NVIDIA DLE Paddle-TRT ResNet-50, batch 1-256): A100
+# 80 GB, A30 and A10 in fp16, tf32 and int8, each chip predicted from each other's fit; with the
+# shipped tensorrt stack, and with fused intermediates kept in registers
+# (intermediates_in_registers; sim/README.md, "Fused intermediates").
+devices=()
+pairs=()
+for p in fp16 tf32 int8; do
+  for a in a100 a30 a10; do
+    devices+=("$a-trt-$p")
+    for b in a100 a30 a10; do
+      [ "$a" = "$b" ] || pairs+=("$a-trt-$p $b-trt-$p")
+    done
+  done
+done
+trt=tensorrt
+study data/calibrated/reports/transfer/ampere-trt "$eager"
+variant=data/calibrated/reports/transfer/ampere-trt-registers
+mkdir -p "$variant"
+{ echo "# data/stacks/tensorrt.yaml with intermediates_in_registers on (scripts/transfer_study.sh)"
+  cat data/stacks/tensorrt.yaml
+  echo "intermediates_in_registers: true"; } > "$variant/tensorrt-registers.yaml"
+trt="$variant/tensorrt-registers.yaml"
+devices+=(t4-trt-fp32 v100-trt-fp32)
+pairs+=("t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32")
+study "$variant" "$eager"

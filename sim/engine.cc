@@ -175,8 +175,10 @@ Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const S
   r.hbm_bytes_per_s = spec.HbmBytesPerS();
   r.ridge_flop_per_byte = spec.RidgeFlopPerByte(graph.dtype);
   for (size_t g = 0; g < plan.groups.size(); ++g) {
-    const cost::GroupCost c = cost::FinishGroup(plan.groups[g].terms, ctx);
-    costs[g] = c;
+    costs[g] = cost::FinishGroup(plan.groups[g].terms, ctx);
+  }
+  if (stack.async_launch) cost::QueueLaunches(costs);
+  for (const cost::GroupCost& c : costs) {
     r.latency_s += c.total_s;
     r.hbm_bytes += c.hbm_bytes;
     r.time.matrix_s += c.matrix_s;

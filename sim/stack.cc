@@ -1,6 +1,7 @@
 #include "sim/stack.h"
 
 #include <filesystem>
+#include <utility>
 
 #include "common/errors.h"
 #include "sim/spec.h"
@@ -13,6 +14,27 @@ ExecUnit ParseUnit(ConfigReader& r, const std::string& key) {
   if (v == "matrix") return ExecUnit::kMatrix;
   if (v == "vector") return ExecUnit::kVector;
   r.Fail(key, "expected matrix or vector, got '" + v + "'");
+}
+
+// The optional top-level keys and their defaults (as ParseStack reads them): added where a stack
+// file leaves them out, so that --set stack.KEY=VALUE reaches them; a misspelt key is still
+// refused.
+void AddOptionalKeys(YAML::Node& root) {
+  static const std::pair<const char*, const char*> kOptional[] = {
+      {"gemm_min_tile", "0"},
+      {"gemm_split_k", "false"},
+      {"gemm_tiled_cuda_cores", "false"},
+      {"winograd_tile", "0"},
+      {"inter_kernel_reuse", "false"},
+      {"async_launch", "false"},
+      {"intermediates_in_registers", "false"},
+      {"allreduce_overlap", "0"},
+      {"rematerialize_elementwise", "false"}};
+  if (!root.IsMap()) return;
+  const YAML::Node& read = root;
+  for (const auto& [key, value] : kOptional) {
+    if (!read[key]) root[key] = value;
+  }
 }
 
 }  // namespace
@@ -94,6 +116,8 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
   s.gemm_tiled_cuda_cores = r.BoolOr("gemm_tiled_cuda_cores", false);
   s.winograd_tile = static_cast<int>(r.IntegerOr("winograd_tile", 0, 0, 6));
   s.inter_kernel_reuse = r.BoolOr("inter_kernel_reuse", false);
+  s.async_launch = r.BoolOr("async_launch", false);
+  s.intermediates_in_registers = r.BoolOr("intermediates_in_registers", false);
   s.allreduce_overlap = r.NumberOr("allreduce_overlap", 0, 0, 1);
   s.rematerialize_elementwise = r.BoolOr("rematerialize_elementwise", false);
   r.Finish();
@@ -120,7 +144,9 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
                      uint64_t{s.gemm_tiled_cuda_cores},
                      static_cast<uint64_t>(s.winograd_tile),
                      uint64_t{s.rematerialize_elementwise},
-                     uint64_t{s.inter_kernel_reuse}}) {
+                     uint64_t{s.inter_kernel_reuse},
+                     uint64_t{s.async_launch},
+                     uint64_t{s.intermediates_in_registers}}) {
     h = HashMix(h, v);
   }
   s.fingerprint = h;
@@ -131,6 +157,7 @@ StackProfile LoadStack(const std::string& name_or_path, const std::vector<Overri
   const std::string file = ResolveDataFile("stacks", name_or_path, "stack");
   const std::string dir = std::filesystem::path(file).parent_path().string();
   YAML::Node root = ResolveExtends(LoadYamlFile(file), file, dir.empty() ? "." : dir, nullptr);
+  AddOptionalKeys(root);
   ApplyOverrides(root, overrides, file);
   StackProfile s = ParseStack(root, file);
   s.overrides = overrides;

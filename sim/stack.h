@@ -27,6 +27,11 @@ struct StackProfile : cost::KernelRules {
   std::vector<Override> overrides;
 
   double kernel_overhead_us = 0;  // launch/dispatch cost per kernel (fused group)
+  // The host issues kernels asynchronously into the device's queue: kernel_overhead_us is the
+  // host's issue interval, and a kernel starts when the host has issued it and the previous one
+  // has finished, so the overhead shows only where kernels are shorter than it
+  // (cost::QueueLaunches). false: every kernel pays its overhead in full, serially.
+  bool async_launch = false;
   // Fusion rules: which consumers fuse into their producer's kernel.
   bool fuse_batch_norm = false;
   bool fuse_bias = false;

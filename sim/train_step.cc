@@ -653,8 +653,13 @@ TrainReport SimulateTrainStep(const TrainGraph& train, const AcceleratorSpec& sp
   r.replicas = options.chips * spec.interconnect.replicas_per_chip;
   r.per_replica_batch = graph.batch / spec.interconnect.replicas_per_chip;
   r.params = train.params;
-  for (const PlannedGroup& pg : plan.groups) {
-    const cost::GroupCost c = cost::FinishGroup(pg.terms, ctx);
+  std::vector<cost::GroupCost> costs;
+  costs.reserve(plan.groups.size());
+  for (const PlannedGroup& pg : plan.groups) costs.push_back(cost::FinishGroup(pg.terms, ctx));
+  if (stack.async_launch) cost::QueueLaunches(costs);
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    const PlannedGroup& pg = plan.groups[g];
+    const cost::GroupCost& c = costs[g];
     const Phase phase = train.phase[static_cast<size_t>(pg.anchor)];
     TrainPhaseReport& p = phase == Phase::kForward    ? r.forward
                           : phase == Phase::kBackward ? r.backward

@@ -325,9 +325,11 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
 GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
   const CostParams& p = ctx.params;
   GroupCost g;
-  const bool fits = t.held_per_image_bytes <= ctx.usable_hold_bytes;
-  g.hbm_bytes = t.hbm_bytes + (fits ? 0.0 : 2.0 * t.intermediate_bytes);
-  g.onchip_bytes = (fits ? 2.0 * t.intermediate_bytes : 0.0) + t.resident_input_bytes;
+  const bool in_registers = ctx.kernels.intermediates_in_registers;
+  const bool fits = in_registers || t.held_per_image_bytes <= ctx.usable_hold_bytes;
+  const double staged = in_registers ? 0.0 : 2.0 * t.intermediate_bytes;
+  g.hbm_bytes = t.hbm_bytes + (fits ? 0.0 : staged);
+  g.onchip_bytes = (fits ? staged : 0.0) + t.resident_input_bytes;
   g.matrix_s = t.matrix_s;
   g.vector_s = t.vector_s;
   g.memory_s = MemorySeconds(g.hbm_bytes, ctx.hbm_bytes_per_s, ctx.memory_efficiency,
@@ -339,6 +341,30 @@ GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
   g.total_s = c.total_s;
   g.bound = c.bound;
   return g;
+}
+
+void QueueLaunches(std::vector<GroupCost>& costs) {
+  double issued = 0;
+  double end = 0;
+  for (GroupCost& c : costs) {
+    const double busy = c.total_s - c.overhead_s;
+    issued += c.overhead_s;
+    const double start = std::max(end, issued);
+    c.overhead_s = start - end;
+    c.total_s = busy + c.overhead_s;
+    end = start + busy;
+    c.bound = Bound::kMatrix;
+    double best = c.matrix_s;
+    if (c.vector_s > best) {
+      best = c.vector_s;
+      c.bound = Bound::kVector;
+    }
+    if (c.memory_s > best) {
+      best = c.memory_s;
+      c.bound = Bound::kMemory;
+    }
+    if (c.overhead_s > best) c.bound = Bound::kOverhead;
+  }
 }
 
 }  // namespace dcnas::sim::cost

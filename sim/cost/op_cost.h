@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "models/tensor.h"
 #include "sim/cost/combine.h"
@@ -133,5 +134,14 @@ struct GroupCost {
 // written to and read back from HBM. One kernel overhead per group, plus one per extra launch of
 // its ops (per-group grouped convolutions).
 GroupCost FinishGroup(const GroupTerms& terms, const CostContext& ctx);
+
+// Asynchronous launches (the stack's async_launch): `costs` are the kernels in issue order, each
+// with its host issue time in overhead_s. The host issues kernel i at I_i = sum of the overheads
+// up to and including i; the device starts it at S_i = max(E_{i-1}, I_i) and ends it at
+// E_i = S_i + busy_i (busy = total - overhead). Each kernel's overhead_s becomes the device's
+// idle wait before it, S_i - E_{i-1} (the first kernel waits for its own issue), and total_s
+// busy + that wait, so the totals still add up to the end of the last kernel. A kernel whose
+// wait exceeds each of its unit times is overhead-bound.
+void QueueLaunches(std::vector<GroupCost>& costs);
 
 }  // namespace dcnas::sim::cost

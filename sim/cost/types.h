@@ -82,6 +82,11 @@ struct KernelRules {
   // there, min(S, max(0, U - W)) of its S bytes, where U is the usable holding capacity and W the
   // bytes written by the kernels run since the producer (ResidentInputBytes, sim/cost/op_cost.h).
   bool inter_kernel_reuse = false;
+  // Fused intermediates stay in registers: a fused group's intermediate tensors (an epilogue's
+  // conv output before its BN/activation/add, an elementwise chain's links) are produced and
+  // consumed tile by tile and never reach the tensor-holding level or HBM (false: written to and
+  // read back from the holding level when one image's largest intermediate fits, else HBM).
+  bool intermediates_in_registers = false;
 };
 
 // A batch of `groups` independent GEMMs, each (m x k) * (k x n): a convolution as GEMM has

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <vector>
 
 #include "models/zoo/zoo.h"
 #include "sim/cost/combine.h"
@@ -182,6 +183,107 @@ TEST_CASE("Combine: overlap, overhead and bound classification") {
   CHECK(c.bound == Bound::kMemory);
   CHECK(cost::Combine(1, 1, 1, 5, 1.0, 1.0).bound == Bound::kOverhead);
   CHECK(cost::Combine(1, 4, 1, 0, 1.0, 1.0).bound == Bound::kVector);
+}
+
+namespace {
+cost::GroupCost Kernel(double busy_s, double issue_s) {
+  cost::GroupCost c;
+  c.memory_s = busy_s;
+  c.overhead_s = issue_s;
+  c.total_s = busy_s + issue_s;
+  c.bound = Bound::kMemory;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("asynchronous launches: the host's issue interval shows only under short kernels") {
+  // Long kernels: the host runs ahead; only the first issue is exposed.
+  std::vector<cost::GroupCost> ks = {Kernel(5, 1), Kernel(0.2, 1), Kernel(0.2, 1), Kernel(3, 1)};
+  cost::QueueLaunches(ks);
+  CHECK(ks[0].overhead_s == Approx(1));  // issued at 1, runs 1..6
+  CHECK(ks[1].overhead_s == Approx(0));  // issued at 2, waits in the queue, runs 6..6.2
+  CHECK(ks[2].overhead_s == Approx(0));
+  CHECK(ks[3].overhead_s == Approx(0));  // issued at 4, runs 6.4..9.4
+  double total = 0;
+  for (const auto& k : ks) total += k.total_s;
+  CHECK(total == Approx(1 + 5 + 0.2 + 0.2 + 3));
+  CHECK(ks[1].bound == Bound::kMemory);
+  // Short kernels: the device waits for the host; the end is the issues plus the last kernel.
+  ks = {Kernel(0.2, 1), Kernel(0.2, 1), Kernel(0.2, 1), Kernel(0.2, 1)};
+  cost::QueueLaunches(ks);
+  total = 0;
+  for (const auto& k : ks) total += k.total_s;
+  CHECK(total == Approx(4 * 1 + 0.2));
+  CHECK(ks[0].overhead_s == Approx(1));
+  CHECK(ks[2].overhead_s == Approx(0.8));  // ended at 2.2, the next is issued at 3
+  CHECK(ks[2].bound == Bound::kOverhead);
+  // A long kernel lets the host build a queue that the short ones after it drain.
+  ks = {Kernel(0.5, 1), Kernel(4, 1),   Kernel(0.5, 1),
+        Kernel(0.5, 1), Kernel(0.5, 1), Kernel(0.5, 1)};
+  cost::QueueLaunches(ks);
+  // Kernel 1, issued at 2, runs 2..6 while kernels 2-5 are issued at 3..6; they run back to back
+  // until 8 with no wait.
+  total = 0;
+  for (const auto& k : ks) total += k.total_s;
+  CHECK(total == Approx(8));
+  CHECK(ks[1].overhead_s == Approx(0.5));
+  for (size_t i = 2; i < ks.size(); ++i) CHECK(ks[i].overhead_s == Approx(0));
+}
+
+TEST_CASE("asynchronous launches through the engine: never slower, overheads hidden") {
+  const AcceleratorSpec spec = testing::TensorCoreTestChip();
+  StackProfile stack = testing::EagerTestStack();  // one kernel per op: conv, BN, relu
+  const CalibrationParams calib = Ideal();
+  const models::Graph g = testing::ConvGraph(128, 56, 64, 64, 3, DType::kFp16, true);
+  const Report serial = Simulate(g, spec, stack, calib);
+  REQUIRE(serial.num_kernels == 3);
+  double busy = 0;
+  for (const auto& gr : serial.groups) busy += gr.time.total_s - gr.time.overhead_s;
+  const double h = stack.kernel_overhead_us * 1e-6;
+  CHECK(serial.latency_s == Approx(busy + 3 * h));
+  stack.async_launch = true;
+  const Report queued = Simulate(g, spec, stack, calib);
+  double sum = 0;
+  for (const auto& gr : queued.groups) sum += gr.time.total_s;
+  CHECK(sum == Approx(queued.latency_s));
+  CHECK(queued.latency_s <= serial.latency_s);
+  CHECK(queued.latency_s >= busy + h);
+  // Each kernel of this batch outlasts 10 us: only the first launch shows.
+  for (const auto& gr : queued.groups) REQUIRE(gr.time.total_s - gr.time.overhead_s > h);
+  CHECK(queued.latency_s == Approx(busy + h));
+  CHECK(queued.time.overhead_s == Approx(h));
+  // A host slower than every kernel: the issues set the pace, plus the last kernel.
+  stack.kernel_overhead_us = 1e5;
+  const Report host_bound = Simulate(g, spec, stack, calib);
+  CHECK(host_bound.latency_s == Approx(3 * 0.1 + (queued.groups.back().time.total_s -
+                                                  queued.groups.back().time.overhead_s)));
+  CHECK(host_bound.time_by_bound_s[static_cast<size_t>(Bound::kOverhead)] > 0.2);
+}
+
+TEST_CASE("fused intermediates in registers cost no on-chip or HBM traffic") {
+  const AcceleratorSpec spec = testing::TensorCoreTestChip();
+  StackProfile stack = testing::FusingTestStack();
+  stack.kernel_overhead_us = 0;
+  const CalibrationParams calib = Ideal();
+  // conv -> BN -> relu in one kernel: two intermediates of n*h*w*c fp16 elements each.
+  const models::Graph g = testing::ConvGraph(64, 28, 64, 64, 1, DType::kFp16, true);
+  const Report staged = Simulate(g, spec, stack, calib);
+  REQUIRE(staged.num_kernels == 1);
+  const double intermediate = 64.0 * 28 * 28 * 64 * 2;
+  const GroupReport& s = staged.groups.at(0);
+  stack.intermediates_in_registers = true;
+  const Report regs = Simulate(g, spec, stack, calib);
+  REQUIRE(regs.num_kernels == 1);
+  // In registers: only the input, the output (each the size of an intermediate) and the weights.
+  CHECK(regs.groups.at(0).onchip_bytes == 0);
+  CHECK(regs.hbm_bytes == Approx(2 * intermediate).epsilon(1e-3));
+  // Staged: each intermediate written and read once, on chip when one image's fits in the
+  // holding level, else (as on this chip's small L2 share) through HBM.
+  CHECK(s.onchip_bytes + s.hbm_bytes == Approx(regs.hbm_bytes + 2 * 2 * intermediate));
+  CHECK(regs.time.memory_s < staged.time.memory_s);
+  CHECK(regs.latency_s <= staged.latency_s);
+  CHECK(regs.time.matrix_s == Approx(staged.time.matrix_s));
+  CHECK(regs.time.vector_s == Approx(staged.time.vector_s));
 }
 
 TEST_CASE("weights that do not fit on chip re-stream the activations") {

@@ -37,8 +37,8 @@ on_chip:
 TEST_CASE("every shipped accelerator loads, with consistent peaks") {
   const auto names = AcceleratorNames();
   for (const char* required :
-       {"tpu-v2", "tpu-v3", "tpu-v4", "v100", "a100", "h100", "t4", "rtx-3090", "rtx-4090",
-        "host-cpu", "epyc-zen4", "tpu-v3-hbm2x", "tpu-v3-mxu256"}) {
+       {"tpu-v2", "tpu-v3", "tpu-v4", "v100", "a100", "a30", "a10", "h100", "t4", "rtx-3090",
+        "rtx-4090", "host-cpu", "epyc-zen4", "tpu-v3-hbm2x", "tpu-v3-mxu256"}) {
     CHECK(std::find(names.begin(), names.end(), required) != names.end());
   }
   for (const auto& name : names) {
@@ -65,6 +65,11 @@ TEST_CASE("every shipped accelerator loads, with consistent peaks") {
         Approx(71.0).epsilon(0.01));
   CHECK(LoadAccelerator("v100").PeakFlopsPerS(models::DType::kFp32) / 1e12 ==
         Approx(15.7).epsilon(0.01));
+  // NVIDIA's quoted dense FP16 tensor peaks of the A30 (165) and A10 (125).
+  CHECK(LoadAccelerator("a30").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
+        Approx(165.0).epsilon(0.01));
+  CHECK(LoadAccelerator("a10").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
+        Approx(125.0).epsilon(0.01));
 }
 
 TEST_CASE("extends merges maps and overrides apply to any field") {
@@ -172,6 +177,22 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK(trt.Alignment(models::DType::kFp16) == 8);
   CHECK(LoadStack("tensorrt", {{"kernel_overhead_us", "7"}}).kernel_overhead_us == 7);
   CHECK_THROWS_WITH(LoadStack("tensorrt", {{"fusion.swish", "true"}}), Contains("fusion.swish"));
+  // Optional keys a stack file leaves out take their defaults and can still be overridden; a
+  // misspelt one is refused.
+  const StackProfile eager = LoadStack("pytorch-eager");
+  CHECK_FALSE(eager.async_launch);
+  CHECK_FALSE(eager.inter_kernel_reuse);
+  CHECK(eager.gemm_min_tile == 0);
+  const StackProfile queued =
+      LoadStack("pytorch-eager", {{"async_launch", "true"}, {"gemm_min_tile", "32"}});
+  CHECK(queued.async_launch);
+  CHECK(queued.gemm_min_tile == 32);
+  CHECK(queued.fingerprint != eager.fingerprint);
+  CHECK(LoadStack("tensorrt", {{"intermediates_in_registers", "true"}}).intermediates_in_registers);
+  CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"async_launches", "true"}}),
+                    Contains("async_launches"));
+  CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"async_launch", "maybe"}}),
+                    Contains("async_launch"));
   CHECK_THROWS_WITH(LoadStack("tensorrt", {{"depthwise_unit", "gpu"}}), Contains("depthwise_unit"));
   CHECK_THROWS_WITH(LoadStack("tensorflow"), Contains("unknown stack"));
   CHECK(DefaultStackFor("gpu") == "tensorrt");
