@@ -9,7 +9,10 @@
 # the transfer and not enabled: the eager stack's inter-kernel L2 reuse (transfer/inter-kernel-
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
 # (transfer/tile-selection/), and asynchronous launches on the eager and the tensorrt stack
-# (transfer/async-launch/; sim/README.md, "Asynchronous launches").
+# (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
+# chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
+# in registers transfer/ampere-trt-registers/), fitted on more fields than the shipped
+# a100-tensorrt-fp16 profile (memory efficiency too).
 # Usage: scripts/transfer_study.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -167,7 +170,7 @@ for p in fp16 tf32 int8; do
   done
 done
 trt=tensorrt
-study data/calibrated/reports/transfer/ampere-trt "$eager"
+study data/calibrated/reports/transfer/ampere-trt pytorch-eager
 variant=data/calibrated/reports/transfer/ampere-trt-registers
 mkdir -p "$variant"
 { echo "# data/stacks/tensorrt.yaml with intermediates_in_registers on (scripts/transfer_study.sh)"
@@ -176,4 +179,4 @@ mkdir -p "$variant"
 trt="$variant/tensorrt-registers.yaml"
 devices+=(t4-trt-fp32 v100-trt-fp32)
 pairs+=("t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32")
-study "$variant" "$eager"
+study "$variant" pytorch-eager

@@ -65,7 +65,7 @@ TEST_CASE("every shipped accelerator loads, with consistent peaks") {
         Approx(71.0).epsilon(0.01));
   CHECK(LoadAccelerator("v100").PeakFlopsPerS(models::DType::kFp32) / 1e12 ==
         Approx(15.7).epsilon(0.01));
-  // NVIDIA's quoted dense FP16 tensor peaks of the A30 (165) and A10 (125).
+  // The A30's and A10's dense FP16 tensor peaks, 165 and 125 TFLOPS (data/accelerators/SOURCES.md).
   CHECK(LoadAccelerator("a30").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
         Approx(165.0).epsilon(0.01));
   CHECK(LoadAccelerator("a10").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
@@ -189,6 +189,28 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK(queued.gemm_min_tile == 32);
   CHECK(queued.fingerprint != eager.fingerprint);
   CHECK(LoadStack("tensorrt", {{"intermediates_in_registers", "true"}}).intermediates_in_registers);
+  // Every optional key, including nested alignments a file leaves out (tensorrt sets no fp32
+  // alignment, pytorch-eager no int8 one).
+  const StackProfile trt_set = LoadStack("tensorrt", {{"alignment.fp32", "4"},
+                                                      {"winograd_tile", "4"},
+                                                      {"gemm_split_k", "true"},
+                                                      {"allreduce_overlap", "0.5"},
+                                                      {"rematerialize_elementwise", "true"},
+                                                      {"gemm_tiled_cuda_cores", "true"},
+                                                      {"inter_kernel_reuse", "true"},
+                                                      {"description", "what-if"}});
+  CHECK(trt_set.Alignment(models::DType::kFp32) == 4);
+  CHECK(trt_set.winograd_tile == 4);
+  CHECK(trt_set.gemm_split_k);
+  CHECK(trt_set.allreduce_overlap == 0.5);
+  CHECK(trt_set.rematerialize_elementwise);
+  CHECK(trt_set.gemm_tiled_cuda_cores);
+  CHECK(trt_set.inter_kernel_reuse);
+  CHECK(trt_set.description == "what-if");
+  CHECK(LoadStack("pytorch-eager", {{"alignment.int8", "32"}}).Alignment(models::DType::kInt8) ==
+        32);
+  CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"alignment.fp8", "16"}}),
+                    Contains("alignment.fp8"));
   CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"async_launches", "true"}}),
                     Contains("async_launches"));
   CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"async_launch", "maybe"}}),
