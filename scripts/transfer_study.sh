@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Leave-one-device-out transfer study (calibrate/README.md, "Cross-generation transfer"): for each
-# pair of chips that share a regime and software stack, chip B's rows are predicted from chip B's
-# spec sheet with (a) the documented defaults, (b) the calibration fitted on chip A's rows, and for
-# reference (c) chip B's own fit, held out by family. Fits are fresh (same selections and fitted
-# fields as scripts/calibrate_profiles.sh) and written under data/calibrated/reports/transfer/,
-# with per-row residual CSVs and the table transfer_table.tsv (paired by scripts/transfer_study.py).
+# pair of chips that share a regime and software stack (RTX 3090 / 4090 under timm, V100 / A100
+# and T4 / V100 under NVIDIA DLE's eager PyTorch, T4 / V100 under PaddleClas's TensorRT tables),
+# chip B's rows are predicted from chip B's spec sheet with (a) the documented defaults, (b) the
+# calibration fitted on chip A's rows, and for reference (c) chip B's own fit, held out by family.
+# Fits are fresh (same selections and fitted fields as scripts/calibrate_profiles.sh) and written
+# under data/calibrated/reports/transfer/, with per-row residual CSVs and the table
+# transfer_table.tsv (paired by scripts/transfer_study.py).
 # The study runs with the shipped stacks (transfer/), and again with each mechanism tested for
 # the transfer and not enabled: the eager stack's inter-kernel L2 reuse (transfer/inter-kernel-
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
@@ -23,9 +25,12 @@ timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
 trt=tensorrt
 # The chips (fit selections below) and the directions studied; the Ampere TensorRT study at the
 # end sets its own.
-devices=(rtx-3090 rtx-4090 v100-eager-fp16 a100-eager-fp16 t4-trt-fp32 v100-trt-fp32)
+devices=(rtx-3090 rtx-4090 v100-eager-fp16 a100-eager-fp16 t4-trt-fp32 v100-trt-fp32
+         t4-eager-fp16 t4-eager-fp32 v100-eager-fp32)
 pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090" "v100-eager-fp16 a100-eager-fp16"
-       "t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32")
+       "t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32"
+       "t4-eager-fp16 v100-eager-fp16" "v100-eager-fp16 t4-eager-fp16"
+       "t4-eager-fp32 v100-eager-fp32" "v100-eager-fp32 t4-eager-fp32")
 
 # The selection of each device's rows, and the fields its fit frees (as calibrate_profiles.sh).
 select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `sel`, fit in `fit`
@@ -41,6 +46,16 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
     a100-eager-fp16) sel=(--accel a100 --stack "$eager" --precision fp16 --regime large_batch
                           --measurements $m/nvidia_dle.csv --set hbm.bandwidth_gbps=2039)
                      fit=(--fit matrix_efficiency,memory_efficiency --no-cv) ;;  # 2 models: no CV
+    # NVIDIA DLE eager PyTorch at batch 64-256 on the T4 (3 models: no cross-validation) and the
+    # V100 (5 models; fp32 from DLE alone, the T4's source): the same benchmark and containers.
+    t4-eager-fp16) sel=(--accel t4 --stack "$eager" --precision fp16 --regime large_batch
+                        --measurements $m/nvidia_dle.csv)
+                   fit=(--fit matrix_efficiency,memory_efficiency --no-cv) ;;
+    t4-eager-fp32) sel=(--accel t4 --stack "$eager" --precision fp32 --regime large_batch
+                        --measurements $m/nvidia_dle.csv)
+                   fit=(--fit vector_efficiency,memory_efficiency --no-cv) ;;
+    v100-eager-fp32) sel=(--accel v100 --stack "$eager" --precision fp32 --regime large_batch
+                          --measurements $m/nvidia_dle.csv) ;;
     t4-trt-fp32) sel=(--accel t4 --stack "$trt" --precision fp32
                       --measurements $m/paddleclas_tensorrt.csv)
                  fit=(--fit vector_efficiency,memory_efficiency,kernel_overhead_scale,group_launch_scale) ;;

@@ -12,8 +12,10 @@ cost::CostContext MakeCostContext(const AcceleratorSpec& spec, const StackProfil
   c.cores = spec.cores;
   c.kernels = static_cast<const cost::KernelRules&>(stack);
   c.params = static_cast<const cost::CostParams&>(calibration);
-  c.clock_hz = spec.clock_hz();
-  c.vector_ops_per_s = spec.PeakVectorOpsPerS(dtype);
+  // The cores run at the clock the board power sustains (the boost clock unless a power section
+  // lowers it); the HBM and L2 rates are the chip's own.
+  c.clock_hz = spec.sustained_clock_hz();
+  c.vector_ops_per_s = spec.PeakVectorOpsPerS(dtype) * (c.clock_hz / spec.clock_hz());
   c.transcendentals_per_s = spec.vector_unit.transcendentals_per_cycle * spec.cores * c.clock_hz;
   c.hbm_bytes_per_s = spec.HbmBytesPerS();
   c.memory_efficiency = cost::AchievedMemoryEfficiency(calibration.memory_efficiency,

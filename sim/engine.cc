@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "models/op_kinds.h"
+#include "sim/cost/combine.h"
 #include "sim/cost_context.h"
 #include "sim/fusion.h"
 
@@ -13,21 +14,6 @@
 
 namespace dcnas::sim {
 namespace {
-
-Bound Largest(const TimeSplit& t) {
-  Bound b = Bound::kMatrix;
-  double best = t.matrix_s;
-  if (t.vector_s > best) {
-    best = t.vector_s;
-    b = Bound::kVector;
-  }
-  if (t.memory_s > best) {
-    best = t.memory_s;
-    b = Bound::kMemory;
-  }
-  if (t.overhead_s > best) b = Bound::kOverhead;
-  return b;
-}
 
 const char* UnitName(cost::Unit u) {
   switch (u) {
@@ -112,7 +98,9 @@ void FillDetails(const PreparedGraph& graph, const std::vector<cost::OpWork>& wo
     r.ops.push_back(std::move(o));
   }
   std::erase_if(r.blocks, [](const BlockReport& b) { return b.num_ops == 0; });
-  for (auto& b : r.blocks) b.bound = Largest(b.time);
+  for (auto& b : r.blocks)
+    b.bound =
+        cost::LargestBound(b.time.matrix_s, b.time.vector_s, b.time.memory_s, b.time.overhead_s);
 }
 
 }  // namespace
@@ -172,6 +160,9 @@ Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const S
     }
   }
   r.peak_flops_per_s = spec.PeakFlopsPerS(graph.dtype);
+  r.clock_ghz = spec.clock_ghz;
+  r.sustained_clock_ghz = spec.SustainedClockGhz();
+  r.board_w = spec.power.board_w;
   r.hbm_bytes_per_s = spec.HbmBytesPerS();
   r.ridge_flop_per_byte = spec.RidgeFlopPerByte(graph.dtype);
   for (size_t g = 0; g < plan.groups.size(); ++g) {

@@ -37,6 +37,12 @@ std::string ReportToText(const Report& r, bool per_op) {
   s += "  achieved           " + FormatFixed(r.achieved_flops_per_s / 1e12, 2) +
        " TFLOP/s = " + FormatFixed(r.percent_of_peak, 1) + "% of peak " +
        FormatFixed(r.peak_flops_per_s / 1e12, 1) + " TFLOP/s\n";
+  if (r.sustained_clock_ghz < r.clock_ghz) {
+    s += "  clock              " + FormatFixed(r.sustained_clock_ghz, 3) +
+         " GHz sustained within " + FormatFixed(r.board_w, 0) +
+         " W board power (the peak is at the " + FormatFixed(r.clock_ghz, 3) +
+         " GHz boost clock)\n";
+  }
   s += "  work               " + FormatSi(r.flops) + "FLOP, " + FormatSi(r.hbm_bytes) +
        "B HBM traffic (" + FormatSi(r.compulsory_bytes) + "B unfused), " +
        std::to_string(r.num_kernels) + " kernels\n";
@@ -110,6 +116,8 @@ std::string ReportToJson(const Report& r) {
   j["intensity_flop_per_byte"] = r.intensity_flop_per_byte;
   j["ridge_flop_per_byte"] = r.ridge_flop_per_byte;
   j["peak_tflop_per_s"] = r.peak_flops_per_s / 1e12;
+  j["clock_ghz"] = r.clock_ghz;
+  j["sustained_clock_ghz"] = r.sustained_clock_ghz;
   j["achieved_tflop_per_s"] = r.achieved_flops_per_s / 1e12;
   j["percent_of_peak"] = r.percent_of_peak;
   j["hbm_bandwidth_gb_per_s"] = r.hbm_bytes_per_s / 1e9;

@@ -85,7 +85,10 @@ struct Report : RunIdentity {
   std::vector<std::pair<std::string, double>> calibration_params;
   bool fusion = true;
   // Peaks of the resolved accelerator.
-  double peak_flops_per_s = 0;
+  double peak_flops_per_s = 0;     // at the boost clock (the spec sheet's peak)
+  double clock_ghz = 0;            // boost clock
+  double sustained_clock_ghz = 0;  // the clock the cost model runs the cores at (PowerSpec)
+  double board_w = 0;              // board power limit, 0 when the chip file gives none
   double hbm_bytes_per_s = 0;
   double ridge_flop_per_byte = 0;
   // Totals.

@@ -1,6 +1,7 @@
 #include "sim/spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "common/data_dir.h"
@@ -59,10 +60,20 @@ uint64_t Fingerprint(const AcceleratorSpec& s) {
   h = HashDouble(h, ic.link_bandwidth_gbps);
   h = HashDouble(h, ic.link_latency_us);
   h = HashMix(h, static_cast<uint64_t>(ic.replicas_per_chip));
+  h = HashDouble(h, s.power.board_w);
+  h = HashDouble(h, s.power.core_w_per_ghz);
+  h = HashDouble(h, s.power.dvfs_exponent);
   return h;
 }
 
 }  // namespace
+
+double AcceleratorSpec::SustainedClockGhz() const {
+  if (!power.present()) return clock_ghz;
+  const double demand_w = power.core_w_per_ghz * cores * clock_ghz;
+  if (demand_w <= power.board_w) return clock_ghz;
+  return clock_ghz * std::pow(power.board_w / demand_w, 1.0 / power.dvfs_exponent);
+}
 
 double AcceleratorSpec::PeakMatrixMacsPerS(models::DType dtype) const {
   return matrix_unit.macs_per_cycle[DTypeIndex(dtype)] * matrix_unit.units_per_core * cores *
@@ -225,6 +236,13 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
     c.link_latency_us = ic.NumberOr("link_latency_us", 0, 0, 1e6);
     c.replicas_per_chip = static_cast<int>(ic.IntegerOr("replicas_per_chip", 1, 1, 1024));
     ic.Finish();
+  }
+  if (r.Has("power")) {
+    ConfigReader pw = r.Map("power");
+    s.power.board_w = pw.Number("board_w", 1e-3, 1e7);
+    s.power.core_w_per_ghz = pw.Number("core_w_per_ghz", 1e-9, 1e7);
+    s.power.dvfs_exponent = pw.NumberOr("dvfs_exponent", 3, 1, 10);
+    pw.Finish();
   }
   int holders = 0;
   for (const auto& l : s.on_chip) holders += l.holds_tensors ? 1 : 0;

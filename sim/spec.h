@@ -51,6 +51,19 @@ struct InterconnectSpec {
   bool present() const { return topology != "none"; }
 };
 
+// Board power and the clock it sustains (optional; GPUs). Under sustained load a GPU holds the
+// highest clock whose power fits its board limit. The power a chip would draw at its boost clock
+// is core_w_per_ghz x cores x boost, core_w_per_ghz taken from a reference part of the same die
+// or process that is assumed to run at its board power at boost (its board W / (cores x boost)).
+// Along the voltage-frequency curve dynamic power goes as f^dvfs_exponent (P ~ f V^2 with V ~ f:
+// 3), so the sustained clock is boost x min(1, board_w / demand)^(1 / dvfs_exponent).
+struct PowerSpec {
+  double board_w = 0;         // board power limit (TDP / TGP), W; 0: no power section
+  double core_w_per_ghz = 0;  // W one core draws per GHz at full load and boost voltage
+  double dvfs_exponent = 3;   // P ~ f^k along the voltage-frequency curve
+  bool present() const { return board_w > 0; }
+};
+
 // The silicon: clock, cores, matrix and vector units, HBM and on-chip memories, with the
 // file it was read from and the overrides applied.
 struct AcceleratorSpec {
@@ -69,9 +82,15 @@ struct AcceleratorSpec {
   double hbm_bandwidth_gbps = 0;
   std::vector<OnChipLevel> on_chip;  // non-empty
   InterconnectSpec interconnect;     // topology none when the file has no interconnect section
+  PowerSpec power;                   // absent (board_w 0) when the file has no power section
   uint64_t fingerprint = 0;          // hash of every numeric field (cache identity)
 
   double clock_hz() const { return clock_ghz * 1e9; }
+  // The clock the cores hold under sustained load: clock_ghz (boost), lowered to fit the board
+  // power when a power section says the chip cannot sustain it (PowerSpec). Spec peaks (below)
+  // use the boost clock; the cost model uses this one.
+  double SustainedClockGhz() const;
+  double sustained_clock_hz() const { return SustainedClockGhz() * 1e9; }
   bool MatrixSupports(models::DType dtype) const {
     return matrix_unit.macs_per_cycle[DTypeIndex(dtype)] > 0;
   }

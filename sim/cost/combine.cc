@@ -40,6 +40,21 @@ double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_eff
   return t;
 }
 
+Bound LargestBound(double matrix_s, double vector_s, double memory_s, double overhead_s) {
+  Bound bound = Bound::kMatrix;
+  double best = matrix_s;
+  if (vector_s > best) {
+    best = vector_s;
+    bound = Bound::kVector;
+  }
+  if (memory_s > best) {
+    best = memory_s;
+    bound = Bound::kMemory;
+  }
+  if (overhead_s > best) bound = Bound::kOverhead;
+  return bound;
+}
+
 Combined Combine(double matrix_s, double vector_s, double memory_s, double overhead_s,
                  double overlap, double class_scale) {
   Combined c;
@@ -47,17 +62,7 @@ Combined Combine(double matrix_s, double vector_s, double memory_s, double overh
   const double sum = matrix_s + vector_s + memory_s;
   c.busy_s = class_scale * (mx + (1.0 - overlap) * (sum - mx));
   c.total_s = c.busy_s + overhead_s;
-  double best = matrix_s;
-  c.bound = Bound::kMatrix;
-  if (vector_s > best) {
-    best = vector_s;
-    c.bound = Bound::kVector;
-  }
-  if (memory_s > best) {
-    best = memory_s;
-    c.bound = Bound::kMemory;
-  }
-  if (overhead_s > best) c.bound = Bound::kOverhead;
+  c.bound = LargestBound(matrix_s, vector_s, memory_s, overhead_s);
   return c;
 }
 

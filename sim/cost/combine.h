@@ -29,6 +29,10 @@ double AchievedMemoryEfficiency(double memory_efficiency, double core_stream_byt
 double MemorySeconds(double hbm_bytes, double hbm_bytes_per_s, double memory_efficiency,
                      double onchip_bytes, double onchip_bytes_per_s, double onchip_efficiency);
 
+// The bound of a kernel: the largest of its matrix, vector, memory and overhead times (ties go to
+// the first in that order).
+Bound LargestBound(double matrix_s, double vector_s, double memory_s, double overhead_s);
+
 // Unit times combined into one kernel time, and its bound.
 struct Combined {
   double busy_s = 0;   // units combined with overlap, times the op-class scale

@@ -353,17 +353,7 @@ void QueueLaunches(std::vector<GroupCost>& costs) {
     c.overhead_s = start - end;
     c.total_s = busy + c.overhead_s;
     end = start + busy;
-    c.bound = Bound::kMatrix;
-    double best = c.matrix_s;
-    if (c.vector_s > best) {
-      best = c.vector_s;
-      c.bound = Bound::kVector;
-    }
-    if (c.memory_s > best) {
-      best = c.memory_s;
-      c.bound = Bound::kMemory;
-    }
-    if (c.overhead_s > best) c.bound = Bound::kOverhead;
+    c.bound = LargestBound(c.matrix_s, c.vector_s, c.memory_s, c.overhead_s);
   }
 }
 

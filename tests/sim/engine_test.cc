@@ -185,6 +185,16 @@ TEST_CASE("Combine: overlap, overhead and bound classification") {
   CHECK(cost::Combine(1, 4, 1, 0, 1.0, 1.0).bound == Bound::kVector);
 }
 
+TEST_CASE("LargestBound: the largest time names the bound, ties go to the earlier unit") {
+  CHECK(cost::LargestBound(2, 1, 1, 1) == Bound::kMatrix);
+  CHECK(cost::LargestBound(1, 2, 1, 1) == Bound::kVector);
+  CHECK(cost::LargestBound(1, 1, 2, 1) == Bound::kMemory);
+  CHECK(cost::LargestBound(1, 1, 1, 2) == Bound::kOverhead);
+  CHECK(cost::LargestBound(1, 1, 1, 1) == Bound::kMatrix);
+  CHECK(cost::LargestBound(0, 3, 3, 3) == Bound::kVector);
+  CHECK(cost::LargestBound(0, 0, 3, 3) == Bound::kMemory);
+}
+
 namespace {
 cost::GroupCost Kernel(double busy_s, double issue_s) {
   cost::GroupCost c;

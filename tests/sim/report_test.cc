@@ -45,6 +45,30 @@ Report SmallReport(bool fusion = true) {
 // Half a unit in the last printed place of a value written with `digits` decimals.
 double HalfUlp(int digits) { return 0.5 * std::pow(10.0, -digits) * (1 + 1e-9); }
 
+TEST_CASE("board power: the cores run at the sustained clock, memory and the peak do not move") {
+  models::GraphInfo info;
+  info.model = "gemm";
+  info.batch = 64;
+  info.dtype = DType::kBf16;
+  models::GraphBuilder b(info);
+  b.FullyConnected(b.Flatten(b.Input(1, 1, 1024)), 1024);
+  const models::Graph g = b.Finish();
+  AcceleratorSpec chip = testing::SystolicTestChip();
+  const Report boost = Simulate(g, chip, testing::FusingTestStack(), CalibrationParams());
+  // Demand 8x the board power: half the clock with the cubic curve.
+  chip.power.board_w = 100;
+  chip.power.core_w_per_ghz = 800 / (chip.cores * chip.clock_ghz);
+  const Report capped = Simulate(g, chip, testing::FusingTestStack(), CalibrationParams());
+  CHECK(capped.sustained_clock_ghz == Approx(chip.clock_ghz / 2));
+  CHECK(capped.clock_ghz == chip.clock_ghz);
+  CHECK(capped.time.matrix_s == Approx(2 * boost.time.matrix_s));
+  CHECK(capped.time.vector_s == Approx(2 * boost.time.vector_s));
+  CHECK(capped.time.memory_s == Approx(boost.time.memory_s));
+  CHECK(capped.peak_flops_per_s == boost.peak_flops_per_s);
+  CHECK_THAT(ReportToText(capped, false), Catch::Matchers::Contains("GHz sustained within 100 W"));
+  CHECK_THAT(ReportToText(boost, false), !Catch::Matchers::Contains("sustained"));
+}
+
 TEST_CASE("report JSON round trip: every number parses back to the report's value") {
   const Report r = SmallReport();
   REQUIRE(r.blocks.size() == 3);
@@ -67,6 +91,8 @@ TEST_CASE("report JSON round trip: every number parses back to the report's valu
   CHECK(j["compulsory_bytes"].get<double>() == r.compulsory_bytes);
   CHECK(j["intensity_flop_per_byte"].get<double>() == r.intensity_flop_per_byte);
   CHECK(j["peak_tflop_per_s"].get<double>() == r.peak_flops_per_s / 1e12);
+  CHECK(j["clock_ghz"].get<double>() == r.clock_ghz);
+  CHECK(j["sustained_clock_ghz"].get<double>() == r.sustained_clock_ghz);
   CHECK(j["hbm_bandwidth_gb_per_s"].get<double>() == r.hbm_bytes_per_s / 1e9);
   CHECK(std::strtoull(j["context_fingerprint"].get<std::string>().c_str(), nullptr, 16) ==
         r.context_fingerprint);

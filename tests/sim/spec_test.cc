@@ -1,6 +1,7 @@
 #include "sim/spec.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "common/errors.h"
 #include "sim/calibration.h"
@@ -92,6 +93,55 @@ TEST_CASE("extends merges maps and overrides apply to any field") {
   CHECK(o.matrix_unit.macs_per_cycle[DTypeIndex(models::DType::kBf16)] == 256 * 128);
   CHECK(o.matrix_unit.macs_per_cycle[DTypeIndex(models::DType::kFp32)] == Approx(256 * 128 / 3.0));
   CHECK(o.fingerprint != LoadAccelerator("tpu-v3").fingerprint);
+}
+
+TEST_CASE("board power: the sustained clock fits the board limit, with a cubic DVFS curve") {
+  TempDir dir;
+  // 10 cores at 2 GHz drawing 5 W per core-GHz want 100 W.
+  auto with_power = [&](const std::string& power) {
+    std::string t = kMinimal;
+    t.replace(t.find("clock_ghz: 1.0"), 14, "clock_ghz: 2.0");
+    t.replace(t.find("cores: 1"), 8, "cores: 10");
+    return LoadAccelerator(dir.Write("p.yaml", t + power));
+  };
+  const AcceleratorSpec none = with_power("");
+  CHECK_FALSE(none.power.present());
+  CHECK(none.SustainedClockGhz() == 2.0);
+  // Enough board power: the boost clock.
+  CHECK(with_power("power: {board_w: 100, core_w_per_ghz: 5}\n").SustainedClockGhz() == 2.0);
+  CHECK(with_power("power: {board_w: 250, core_w_per_ghz: 5}\n").SustainedClockGhz() == 2.0);
+  // An eighth of the power: half the clock (P ~ f^3); with a linear curve an eighth of it.
+  const AcceleratorSpec capped = with_power("power: {board_w: 12.5, core_w_per_ghz: 5}\n");
+  CHECK(capped.SustainedClockGhz() == Approx(1.0));
+  CHECK(with_power("power: {board_w: 12.5, core_w_per_ghz: 5, dvfs_exponent: 1}\n")
+            .SustainedClockGhz() == Approx(0.25));
+  // Spec peaks stay at the boost clock; the fingerprint sees the power section.
+  CHECK(capped.PeakVectorOpsPerS(models::DType::kFp32) ==
+        none.PeakVectorOpsPerS(models::DType::kFp32));
+  CHECK(capped.fingerprint != none.fingerprint);
+  // Bad input names the key.
+  std::string t = kMinimal;
+  const std::string bad = dir.Write("bad.yaml", t + "power: {board_w: 0, core_w_per_ghz: 5}\n");
+  CHECK_THROWS_WITH(LoadAccelerator(bad), Contains("bad.yaml") && Contains("power.board_w"));
+  dir.Write("bad.yaml", t + "power: {board_w: 70}\n");
+  CHECK_THROWS_WITH(LoadAccelerator(bad), Contains("power.core_w_per_ghz"));
+  dir.Write("bad.yaml", t + "power: {board_w: 70, core_w_per_ghz: 2, watts: 3}\n");
+  CHECK_THROWS_WITH(LoadAccelerator(bad), Contains("unknown key 'power.watts'"));
+  // The shipped parts: a reference part holds its boost clock; a part that shares its die or
+  // process at a lower board power does not (T4 against the V100's SMs, A30 against the A100's,
+  // A10 against the RTX 3090's), and a --set of the board power is a what-if.
+  for (const char* own : {"v100", "a100", "rtx-3090", "rtx-4090", "h100"}) {
+    INFO(own);
+    const AcceleratorSpec s = LoadAccelerator(own);
+    CHECK(s.power.present());
+    CHECK(s.SustainedClockGhz() == s.clock_ghz);
+  }
+  CHECK(LoadAccelerator("t4").SustainedClockGhz() == Approx(1.218).epsilon(0.001));
+  CHECK(LoadAccelerator("a30").SustainedClockGhz() == Approx(1.325).epsilon(0.001));
+  CHECK(LoadAccelerator("a10").SustainedClockGhz() == Approx(1.335).epsilon(0.001));
+  CHECK(LoadAccelerator("v100", {{"power.board_w", "150"}}).SustainedClockGhz() ==
+        Approx(1.53 * std::cbrt(150 / (2.45 * 80 * 1.53))));
+  CHECK_FALSE(LoadAccelerator("tpu-v3").power.present());
 }
 
 TEST_CASE("bad accelerator input names file and key") {
