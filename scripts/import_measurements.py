@@ -11,6 +11,9 @@ stack, precision and measurement regime, and writes:
   data/measurements/bookkeeping/excluded.csv  every row not imported, by source model and reason
   data/measurements/bookkeeping/import_summary.csv  counts per device and regime, imported vs
       excluded
+  data/measurements/bookkeeping/other_stacks.csv  rows of modelled chips and zoo models timed with
+      software dcnas has no stack for (TensorFlow, MXNet, Triton): not calibration data, kept to
+      compare measured speedups between chips across software (scripts/transfer_study.py)
 
 Inference rows (regimes large_batch, engine_latency, framework_latency) and training rows (regime
 training: one training step of the global batch over `chips` chips, data parallel) never share a
@@ -157,10 +160,13 @@ def classify(row):
             return 'tensorrt', 'Paddle-TRT (NGC PaddlePaddle)', '', ENGINE_LATENCY
         raise Excluded('stack not modelled', 'PaddlePaddle framework execution')
     if sid == 'dle_mxnet_rn50':
-        raise Excluded('stack not modelled', 'MXNet')
+        regime = LARGE_BATCH if batch >= LARGE_BATCH_MIN else FRAMEWORK_LATENCY
+        version = re.search(r'MXNet NGC \(([^)]*)\)', fw)
+        return 'mxnet', 'MXNet NGC (' + (version.group(1) if version else '') + ')', 'NHWC', regime
     if sid in ('dle_triton_offline', 'dle_gpunet_triton_offline'):
-        raise Excluded('stack not modelled',
-                       'Triton Inference Server client latency (ONNX Runtime/TF-TRT backends)')
+        # Triton perf_analyzer client latency per batch (server, backend and transfer included).
+        stack = 'triton-tf-trt' if 'TF-TRT' in fw else 'triton-onnxruntime-trt'
+        return stack, fw, '', FRAMEWORK_LATENCY
     if sid == 'dle_gpunet_readme':
         if fw.startswith('TensorRT'):
             return 'tensorrt', 'TensorRT 8 (trtexec)', '', ENGINE_LATENCY
@@ -216,8 +222,10 @@ def number_or_empty(text):
     return repr(value) if value != int(value) else str(int(value))
 
 
-def convert(row, model_map):
-    """Returns an output row (dict) or raises Excluded."""
+def convert(row, model_map, other_stacks=False):
+    """Returns an output row (dict) or raises Excluded. With `other_stacks`, a row whose software
+    stack dcnas does not model (TensorFlow, MXNet, Triton) is converted too, for the cross-stack
+    comparison file bookkeeping/other_stacks.csv; such rows stay excluded from calibration."""
     sid = row['source_id']
     notes = [row['notes']] if row.get('notes') else []
     if sid == 'tresnet_readme':
@@ -236,7 +244,7 @@ def convert(row, model_map):
     if 'no TF32 on Volta' in row.get('notes', ''):
         raise Excluded('inconsistent source', 'table labelled TF32 on V100 (Volta has no TF32)')
     stack, stack_version, layout, regime = classify(row)
-    if stack not in MODELLED_STACKS:
+    if (stack in MODELLED_STACKS) == other_stacks:
         raise Excluded('stack not modelled', stack)
     model = map_model(model_map, row)
     latency = number_or_empty(row['latency_ms'])
@@ -556,12 +564,18 @@ def main(argv):
     with open(os.path.join(src, 'timm_cnn_families_long.csv'), newline='',
               encoding='utf-8') as f:
         all_rows += list(csv.DictReader(f))
+    other_stack_rows = []
     for row in all_rows:
         try:
             out = convert(row, model_map)
         except Excluded as e:
             excluded_rows.append((row['source_id'], row['model'], row['device'], e.reason,
                                   e.detail, ''))
+            if e.reason == 'stack not modelled':
+                try:
+                    other_stack_rows.append(convert(row, model_map, other_stacks=True))
+                except Excluded:
+                    pass
             continue
         group = GROUP_OF_SOURCE[row['source_id']]
         if group is None:
@@ -610,6 +624,19 @@ def main(argv):
         for r in rows:
             summary[(r['device'], r['regime'], 'imported')] += 1
 
+    # Rows of modelled chips and zoo models measured with a software stack dcnas has no stack
+    # file for: not calibration data, but the same models and chips timed by other software, so
+    # they show how far a measured speedup between two chips depends on the software
+    # (scripts/transfer_study.py, cross_stack.tsv).
+    other_stack_rows.sort(key=lambda r: (r['device'], r['stack'], r['stack_version'],
+                                         r['precision'], r['model'], int(r['image_size']),
+                                         int(r['batch_size']), r['source_device']))
+    with open(os.path.join(book_dir, 'other_stacks.csv'), 'w', newline='',
+              encoding='utf-8') as f:
+        w = csv.DictWriter(f, fieldnames=OUT_COLUMNS, lineterminator='\n')
+        w.writeheader()
+        w.writerows(other_stack_rows)
+
     agg = collections.Counter()
     for sid, model, dev, reason, detail, regime in excluded_rows:
         agg[(sid, model, dev, reason, detail)] += 1
@@ -638,6 +665,8 @@ def main(argv):
     total_out = len(excluded_rows)
     print('imported %d rows into %d files, excluded %d rows (see bookkeeping/excluded.csv)' %
           (total_in, len(imported), total_out))
+    print('  %5d rows of other software stacks in bookkeeping/other_stacks.csv' %
+          len(other_stack_rows))
     for regime in ('', TRAINING):
         in_regime = [k for k in sorted(summary) if (k[1] == TRAINING) == (regime == TRAINING)]
         print('  %s: imported %d, excluded %d' % (

@@ -2,12 +2,15 @@
 """Pairs the residual CSVs written by scripts/transfer_study.sh into the leave-one-device-out
 transfer table (per-row error metrics and cross-generation speedup metrics).
 
-Usage: transfer_study.py DIR [--measured]
+Usage: transfer_study.py DIR [--measured | --cross-stack]
 DIR holds the *.residuals.csv files, pairs.txt and the fitted profiles <device>.yaml. Also writes
 DIR/memory_per_sm.tsv (each chip's fitted memory efficiency as achieved bytes per SM per cycle)
 and, with --measured, two tables of the measurements alone: DIR/reproducibility.tsv (how far the
 measured RTX 3090 -> 4090 speedups reproduce across PyTorch versions and layouts: a ceiling for
 any predictor's speedup tau) and DIR/layout_cost.tsv (NCHW against NHWC by family on each chip).
+With --cross-stack it writes only DIR/cross_stack.tsv: the measured V100 -> A100 and T4 -> V100
+speedups of one configuration under each software stack NVIDIA's tables time both chips with,
+beside the simulator's (DIR/cross_stack_predicted.csv, written by transfer_study.sh).
 Standard library only. Metrics follow calibrate/metrics.cc: APE = |pred - meas| / meas; Kendall
 tau-b of predicted vs measured latency ranks rows at the same batch size only. The speedup of chip
 B over chip A for one (model, batch, image size) is latency_A / latency_B; its Kendall tau-b is
@@ -172,6 +175,87 @@ def layout_cost(d):
     write_table(d, "layout_cost.tsv", lines)
 
 
+# Chip pairs of the cross-stack table (A, B: speedup = latency_A / latency_B), the precisions
+# compared, and the source devices preferred when a table times several variants of one chip.
+CROSS_STACK_PAIRS = [("v100", "a100", ("fp16",)), ("t4", "v100", ("fp16", "fp32"))]
+VARIANT_PREFERENCE = ["V100-SXM2-16GB", "V100-SXM2-32GB", "V100-SXM3-32GB"]
+
+
+def software_rows():
+    """{(device, software, precision, model, batch, image): (latency_ms, source_device)} of the
+    NVIDIA DLE rows at batch >= 64 (data/measurements/nvidia_dle.csv, the stacks dcnas models)
+    and of the same chips and models timed with other software
+    (data/measurements/bookkeeping/other_stacks.csv). software = stack and its version; where a
+    table times several variants of one chip, the first in VARIANT_PREFERENCE is kept."""
+    out = {}
+    for name in ("nvidia_dle.csv", os.path.join("bookkeeping", "other_stacks.csv")):
+        with open(os.path.join(MEASUREMENTS, name), newline="") as f:
+            for r in csv.DictReader(f):
+                if int(r["batch_size"]) < 64:
+                    continue
+                software = f"{r['stack']} ({r['stack_version']})"
+                key = (r["device"], software, r["precision"], r["model"], int(r["batch_size"]),
+                       int(r["image_size"]))
+                rank = lambda dev: VARIANT_PREFERENCE.index(dev) if dev in VARIANT_PREFERENCE \
+                    else len(VARIANT_PREFERENCE)
+                if key not in out or rank(r["source_device"]) < rank(out[key][1]):
+                    out[key] = (float(r["latency_ms"]), r["source_device"])
+    return out
+
+
+def cross_stack(d):
+    """The measured speedup between two chips for one (model, precision, batch, image) under each
+    software stack that timed both chips in one table: how far the 'measured truth' of a
+    cross-generation speedup depends on the software, a bound on what any spec-sheet model can
+    match (the RTX pair's counterpart is reproducibility.tsv)."""
+    rows = software_rows()
+    predicted = {}  # (pair, model, precision, batch, image) -> (speedup 40 GB part, 80 GB part)
+    path = os.path.join(d, "cross_stack_predicted.csv")
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                la = float(r["latency_a_ms"])
+                b80 = r["latency_b_80gb_ms"]
+                predicted[(r["pair"], r["model"], r["precision"], int(r["batch"]),
+                           int(r["image"]))] = (la / float(r["latency_b_ms"]),
+                                                la / float(b80) if b80 else None)
+    lines = ["# Measured speedup between two chips (latency_A / latency_B, batch >= 64) under each"
+             " software stack that timed both: NVIDIA DLE tables (data/measurements/nvidia_dle.csv"
+             " and bookkeeping/other_stacks.csv).",
+             "# chips: the source devices compared (the A100 40 GB and 80 GB parts differ in HBM"
+             " bandwidth, 1555 vs 2039 GB/s); dcnas: the simulator's speedup for the same parts,"
+             " chip A's pytorch-eager fit on both spec sheets (cross_stack_predicted.csv).",
+             "pair\tmodel\tprecision\tbatch\timage\tsoftware\tchips\tspeedup\tdcnas"]
+    summary = ["# Spread of the measured speedups of one configuration across software stacks;"
+               " dcnas: the simulator's (A100 40 GB part / 80 GB part where they differ).",
+               "pair\tmodel\tprecision\tbatch\timage\tstacks\tmin\tmax\tmax_over_min\tdcnas"]
+    for a, b, precisions in CROSS_STACK_PAIRS:
+        configs = {}
+        for (dev, software, prec, model, batch, image), (ms_a, src_a) in sorted(rows.items()):
+            if dev != a or prec not in precisions:
+                continue
+            other = rows.get((b, software, prec, model, batch, image))
+            if other is None:
+                continue
+            speedup = ms_a / other[0]
+            configs.setdefault((model, prec, batch, image), []).append(speedup)
+            pred = predicted.get((f"{a} -> {b}", model, prec, batch, image))
+            if pred:
+                big = "80GB" in src_a or "80GB" in other[1]
+                pred = pred[1] if big and pred[1] else pred[0]
+            lines.append(f"{a} -> {b}\t{model}\t{prec}\t{batch}\t{image}\t{software}\t"
+                         f"{src_a} / {other[1]}\t{speedup:.3f}\t{fmt(pred, '.3f')}")
+        for (model, prec, batch, image), values in sorted(configs.items()):
+            if len(values) < 2:
+                continue
+            pred = predicted.get((f"{a} -> {b}", model, prec, batch, image))
+            cell = "n/a" if not pred else "/".join(fmt(v, ".2f") for v in pred if v)
+            summary.append(f"{a} -> {b}\t{model}\t{prec}\t{batch}\t{image}\t{len(values)}\t"
+                           f"{min(values):.2f}\t{max(values):.2f}\t{max(values) / min(values):.2f}"
+                           f"\t{cell}")
+    write_table(d, "cross_stack.tsv", lines + [""] + summary)
+
+
 POOLED_VARIANTS = [("pooled", "pooled fit"),
                    ("pooled-core-stream", "pooled fit + per-core streaming limit")]
 POOLED_PAIRS = [("rtx-3090", "rtx-4090"), ("v100", "a100")]
@@ -256,6 +340,9 @@ def memory_per_sm(d):
 
 def main():
     d = sys.argv[1]
+    if "--cross-stack" in sys.argv[2:]:
+        cross_stack(d)
+        return
     lines = ["# Leave-one-device-out transfer (scripts/transfer_study.sh); per-batch latency.",
              "# rows: target rows predicted; MAPE / median APE / median signed error / within +-20 % /"
              " Kendall tau (same batch) in %;",

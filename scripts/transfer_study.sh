@@ -125,6 +125,30 @@ echo "== pooled eager fp16 fit with the per-core streaming limit"
   --residuals "$pooled/pooled-core-stream.residuals.csv" > "$pooled/pooled-core-stream.txt"
 
 study data/calibrated/reports/transfer pytorch-eager --measured
+# The simulator's speedups for the configurations of the cross-stack table (transfer_study.py,
+# cross_stack.tsv): chip A's eager fit on both chips' spec sheets (the A100 as the 40 GB and the
+# 80 GB part).
+cross=data/calibrated/reports/transfer/cross_stack_predicted.csv
+mkdir -p "$(dirname "$cross")"
+{ echo "pair,model,precision,batch,image,profile,latency_a_ms,latency_b_ms,latency_b_80gb_ms"
+  for spec in "v100 a100 fp16 v100-eager-fp16" "t4 v100 fp16 t4-eager-fp16" \
+              "t4 v100 fp32 t4-eager-fp32"; do
+    read -r a b p prof <<< "$spec"
+    for mb in resnet50:224 resnext101-32x4d:224 seresnext101-32x4d:224 efficientnet-b0:224 \
+              efficientnet-b4:380 efficientnetv2-s:384; do
+      for batch in 64 128 256; do
+        run() { "$dcnas" sim "${mb%%:*}" --accel "$1" --stack pytorch-eager --precision "$p" \
+                  --batch "$batch" --resolution "${mb##*:}" \
+                  --calibration "data/calibrated/reports/transfer/$prof.yaml" "${@:2}" \
+                  --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["latency_ms"])'; }
+        la=$(run "$a"); lb=$(run "$b")
+        lb80=""; [ "$b" = a100 ] && lb80=$(run a100 --set hbm.bandwidth_gbps=2039)
+        echo "$a -> $b,${mb%%:*},$p,$batch,${mb##*:},$prof,$la,$lb,$lb80"
+      done
+    done
+  done; } > "$cross.tmp"
+mv "$cross.tmp" "$cross"
+python3 scripts/transfer_study.py data/calibrated/reports/transfer --cross-stack
 variant=data/calibrated/reports/transfer/inter-kernel-reuse
 mkdir -p "$variant"
 # The same stack (its name selects the measurement rows) with the switch on.
