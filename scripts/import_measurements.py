@@ -63,7 +63,7 @@ DEVICES = {
 
 # dcnas stack names (data/stacks/<name>.yaml) that have a profile; rows measured with any other
 # software stack are excluded ("stack not modelled").
-MODELLED_STACKS = {'pytorch-eager', 'torch-compile', 'tensorrt', 'xla-tpu'}
+MODELLED_STACKS = {'pytorch-eager', 'torch-compile', 'tensorrt', 'xla-tpu', 'tensorflow'}
 
 PRECISIONS = {
     'FP32': 'fp32', 'TF32': 'tf32', 'FP16': 'fp16', 'AMP': 'fp16', 'AMP_FP16': 'fp16',
@@ -93,8 +93,9 @@ OPTIMIZERS = {'sgd-momentum', 'rmsprop', 'adam', 'lars'}
 GROUP_OF_SOURCE = {
     'timm_benchmark': None,  # split by device: timm_rtx3090 / timm_rtx4090
     'paddleclas_zh_docs': 'paddleclas_tensorrt',
-    'dle_pyt_convnets': 'nvidia_dle', 'dle_tf1_convnets': 'nvidia_dle',
-    'dle_tf2_efficientnet': 'nvidia_dle', 'dle_tf2_efficientnet_2021': 'nvidia_dle',
+    'dle_pyt_convnets': 'nvidia_dle', 'dle_tf1_convnets': 'nvidia_dle_tensorflow',
+    'dle_tf2_efficientnet': 'nvidia_dle_tensorflow',
+    'dle_tf2_efficientnet_2021': 'nvidia_dle_tensorflow',
     'dle_mxnet_rn50': 'nvidia_dle', 'dle_paddle_rn50': 'nvidia_dle',
     'dle_triton_offline': 'nvidia_dle', 'dle_gpunet_triton_offline': 'nvidia_dle',
     'dle_gpunet_readme': 'nvidia_dle',

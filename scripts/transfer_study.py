@@ -183,12 +183,14 @@ VARIANT_PREFERENCE = ["V100-SXM2-16GB", "V100-SXM2-32GB", "V100-SXM3-32GB"]
 
 def software_rows():
     """{(device, software, precision, model, batch, image): (latency_ms, source_device)} of the
-    NVIDIA DLE rows at batch >= 64 (data/measurements/nvidia_dle.csv, the stacks dcnas models)
-    and of the same chips and models timed with other software
+    NVIDIA DLE rows at batch >= 64 (data/measurements/nvidia_dle.csv and
+    nvidia_dle_tensorflow.csv, the stacks dcnas models) and of the same chips and models timed
+    with other software
     (data/measurements/bookkeeping/other_stacks.csv). software = stack and its version; where a
     table times several variants of one chip, the first in VARIANT_PREFERENCE is kept."""
     out = {}
-    for name in ("nvidia_dle.csv", os.path.join("bookkeeping", "other_stacks.csv")):
+    for name in ("nvidia_dle.csv", "nvidia_dle_tensorflow.csv",
+                 os.path.join("bookkeeping", "other_stacks.csv")):
         with open(os.path.join(MEASUREMENTS, name), newline="") as f:
             for r in csv.DictReader(f):
                 if int(r["batch_size"]) < 64:
@@ -220,8 +222,8 @@ def cross_stack(d):
                            int(r["image"]))] = (la / float(r["latency_b_ms"]),
                                                 la / float(b80) if b80 else None)
     lines = ["# Measured speedup between two chips (latency_A / latency_B, batch >= 64) under each"
-             " software stack that timed both: NVIDIA DLE tables (data/measurements/nvidia_dle.csv"
-             " and bookkeeping/other_stacks.csv).",
+             " software stack that timed both: NVIDIA DLE tables (data/measurements/nvidia_dle.csv,"
+             " nvidia_dle_tensorflow.csv and bookkeeping/other_stacks.csv).",
              "# chips: the source devices compared (the A100 40 GB and 80 GB parts differ in HBM"
              " bandwidth, 1555 vs 2039 GB/s); dcnas: the simulator's speedup for the same parts,"
              " chip A's pytorch-eager fit on both spec sheets (cross_stack_predicted.csv).",
@@ -313,10 +315,12 @@ def yaml_number(path, section, key):
 
 
 def memory_per_sm(d):
-    """Fitted memory efficiency of each eager-fp16 chip, as achieved GB/s and bytes per SM-cycle."""
+    """Fitted memory efficiency of each eager-fp16 chip (PyTorch, and TensorFlow 1.15's graph
+    executor), as achieved GB/s and bytes per SM-cycle."""
     chips = [  # (profile in DIR, chip file, bandwidth used by the fit when overridden)
         ("rtx-4090", "rtx-4090", None), ("rtx-3090", "rtx-3090", None),
-        ("v100-eager-fp16", "v100", None), ("a100-eager-fp16", "a100", 2039.0)]
+        ("v100-eager-fp16", "v100", None), ("a100-eager-fp16", "a100", 2039.0),
+        ("v100-tf-fp16", "v100", None), ("a100-tf-fp16", "a100", None)]
     lines = ["# Fitted memory efficiency of the eager fp16 profiles as achieved DRAM bytes per SM"
              " per cycle (scripts/transfer_study.py).",
              "# peak_per_sm_cycle: the spec sheet's bandwidth / (SMs x boost clock);"

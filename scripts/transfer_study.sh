@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Leave-one-device-out transfer study (calibrate/README.md, "Cross-generation transfer"): for each
 # pair of chips that share a regime and software stack (RTX 3090 / 4090 under timm, V100 / A100
-# and T4 / V100 under NVIDIA DLE's eager PyTorch, T4 / V100 under PaddleClas's TensorRT tables),
+# and T4 / V100 under NVIDIA DLE's eager PyTorch, V100 / A100 under NVIDIA DLE's TensorFlow 1.15,
+# T4 / V100 under PaddleClas's TensorRT tables),
 # chip B's rows are predicted from chip B's spec sheet with (a) the documented defaults, (b) the
 # calibration fitted on chip A's rows, and for reference (c) chip B's own fit, held out by family.
 # Fits are fresh (same selections and fitted fields as scripts/calibrate_profiles.sh) and written
@@ -31,6 +32,10 @@ pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090" "v100-eager-fp16 a100-eager-fp16"
        "t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32"
        "t4-eager-fp16 v100-eager-fp16" "v100-eager-fp16 t4-eager-fp16"
        "t4-eager-fp32 v100-eager-fp32" "v100-eager-fp32 t4-eager-fp32")
+# The TensorFlow pair runs in the main study only (the variants below switch mechanisms of the
+# eager and tensorrt stacks, not of the tensorflow one).
+tf_devices=(v100-tf-fp16 a100-tf-fp16)
+tf_pairs=("v100-tf-fp16 a100-tf-fp16" "a100-tf-fp16 v100-tf-fp16")
 
 # The selection of each device's rows, and the fields its fit frees (as calibrate_profiles.sh).
 select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `sel`, fit in `fit`
@@ -56,6 +61,16 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
                    fit=(--fit vector_efficiency,memory_efficiency --no-cv) ;;
     v100-eager-fp32) sel=(--accel v100 --stack "$eager" --precision fp32 --regime large_batch
                           --measurements $m/nvidia_dle.csv) ;;
+    # NVIDIA DLE TensorFlow 1.15 (NGC 20.06, AMP) on the DGX-1 V100 16 GB and the A100 40 GB (its
+    # own chip file, no override): ResNet-50, ResNeXt-101 and SE-ResNeXt-101 at batch 64-256; 3
+    # models, no cross-validation. The T4's rows of these tables are left out: its grouped
+    # convolutions run 2x slower than its ResNet-50 allows (cross_stack.tsv), which no fit of the
+    # T4 alone reproduces (in-sample median APE 20% in fp16, 28% in fp32).
+    v100-tf-fp16|a100-tf-fp16)
+      sel=(--accel "${1%%-tf-*}" --stack tensorflow --precision fp16 --regime large_batch
+           --measurements $m/nvidia_dle_tensorflow.csv --where "stack_version=TensorFlow 1.15 NGC 20.06")
+      [ "$1" = v100-tf-fp16 ] && sel+=(--where source_device=V100-SXM2-16GB)  # not the DGX-2 part
+      fit=(--fit matrix_efficiency,memory_efficiency --no-cv) ;;
     t4-trt-fp32) sel=(--accel t4 --stack "$trt" --precision fp32
                       --measurements $m/paddleclas_tensorrt.csv)
                  fit=(--fit vector_efficiency,memory_efficiency,kernel_overhead_scale,group_launch_scale) ;;
@@ -124,7 +139,13 @@ echo "== pooled eager fp16 fit with the per-core streaming limit"
   --name eager-fp16-pooled-core-stream --out "$pooled/pooled-core-stream.yaml" \
   --residuals "$pooled/pooled-core-stream.residuals.csv" > "$pooled/pooled-core-stream.txt"
 
+eager_devices=("${devices[@]}")
+eager_pairs=("${pairs[@]}")
+devices+=("${tf_devices[@]}")
+pairs+=("${tf_pairs[@]}")
 study data/calibrated/reports/transfer pytorch-eager --measured
+devices=("${eager_devices[@]}")
+pairs=("${eager_pairs[@]}")
 # The simulator's speedups for the configurations of the cross-stack table (transfer_study.py,
 # cross_stack.tsv): chip A's eager fit on both chips' spec sheets (the A100 as the 40 GB and the
 # 80 GB part).

@@ -93,7 +93,7 @@ check "sim unknown --set key" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --se
 contains "bad key named" "$tmp/err" "matrix_unit.rowz"
 check "sim zero bandwidth" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set hbm.bandwidth_gbps=0
 contains "zero bandwidth named" "$tmp/err" "hbm.bandwidth_gbps"
-check "sim unknown stack" 2 "$dcnas" sim efficientnet-b0 --accel v100 --stack tensorflow
+check "sim unknown stack" 2 "$dcnas" sim efficientnet-b0 --accel v100 --stack mxnet
 check "sim no model" 2 "$dcnas" sim --accel v100
 check "roofline" 0 "$dcnas" roofline --models efficientnet-b0,resnet50 --accel tpu-v3,v100 --out "$tmp/roof.svg"
 contains "roofline svg" "$tmp/roof.svg" "<svg"

@@ -233,6 +233,14 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK_FALSE(eager.async_launch);
   CHECK_FALSE(eager.inter_kernel_reuse);
   CHECK(eager.gemm_min_tile == 0);
+  // TensorFlow's graph executor without XLA: the eager rules (one kernel per op), in NHWC.
+  const StackProfile tf = LoadStack("tensorflow");
+  CHECK(tf.max_group_ops == 1);
+  CHECK_FALSE(tf.fuse_batch_norm);
+  CHECK_FALSE(tf.FusesActivation(models::Activation::kRelu));
+  CHECK(tf.layout == "nhwc");
+  CHECK(eager.layout == "nchw");
+  CHECK(tf.kernel_overhead_us == eager.kernel_overhead_us);
   const StackProfile queued =
       LoadStack("pytorch-eager", {{"async_launch", "true"}, {"gemm_min_tile", "32"}});
   CHECK(queued.async_launch);
@@ -266,7 +274,7 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"async_launch", "maybe"}}),
                     Contains("async_launch"));
   CHECK_THROWS_WITH(LoadStack("tensorrt", {{"depthwise_unit", "gpu"}}), Contains("depthwise_unit"));
-  CHECK_THROWS_WITH(LoadStack("tensorflow"), Contains("unknown stack"));
+  CHECK_THROWS_WITH(LoadStack("mxnet"), Contains("unknown stack"));
   CHECK(DefaultStackFor("gpu") == "tensorrt");
 }
 
