@@ -2,8 +2,8 @@
 # Leave-one-device-out transfer study (calibrate/README.md, "Cross-generation transfer"): for each
 # pair of chips that share a regime and software stack (RTX 3090 / 4090 under timm, V100 / A100
 # and T4 / V100 under NVIDIA DLE's eager PyTorch, V100 / A100 under NVIDIA DLE's TensorFlow 1.15,
-# T4 / V100 under PaddleClas's TensorRT tables),
-# chip B's rows are predicted from chip B's spec sheet with (a) the documented defaults, (b) the
+# T4 / V100 under PaddleClas's TensorRT tables), chip B's rows are predicted from chip B's spec
+# sheet with (a) the documented defaults, (b) the
 # calibration fitted on chip A's rows, and for reference (c) chip B's own fit, held out by family.
 # Fits are fresh (same selections and fitted fields as scripts/calibrate_profiles.sh) and written
 # under data/calibrated/reports/transfer/, with per-row residual CSVs and the table
@@ -11,8 +11,9 @@
 # The study runs with the shipped stacks (transfer/), and again with each mechanism tested for
 # the transfer and not enabled: the eager stack's inter-kernel L2 reuse (transfer/inter-kernel-
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
-# (transfer/tile-selection/), and asynchronous launches on the eager and the tensorrt stack
-# (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
+# (transfer/tile-selection/), the per-SM streaming limit fitted in place of the memory efficiency
+# (transfer/per-sm-stream/, shipped stacks), and asynchronous launches on the eager and the
+# tensorrt stack (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
 # in registers transfer/ampere-trt-registers/), fitted on more fields than the shipped
 # a100-tensorrt-fp16 profile (memory efficiency too).
@@ -86,6 +87,16 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
       fit=(--fit matrix_efficiency,memory_efficiency,kernel_overhead_scale --no-cv) ;;
     *) echo "unknown device $1" >&2; exit 2 ;;
   esac
+  # The per-SM streaming variant (per_sm_start set below): the DRAM's own efficiency fixed at the
+  # start profile's value, the per-core streaming limit fitted in its place.
+  if [ -n "${per_sm_start:-}" ]; then
+    if [ ${#fit[@]} -eq 0 ]; then
+      fit=(--fit matrix_efficiency,vector_efficiency,core_stream_bytes_per_cycle,overlap,kernel_overhead_scale)
+    else
+      fit=("${fit[@]/memory_efficiency/core_stream_bytes_per_cycle}")
+    fi
+    fit+=(--from "$per_sm_start")
+  fi
 }
 
 study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of the eager stack;
@@ -190,6 +201,22 @@ study "$variant" "$variant/pytorch-eager-tile-selection.yaml"
 "$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-tile-selection.yaml" \
   --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
   --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
+# The per-SM streaming variant (on the shipped stacks): the per-SM streaming limit of the pooled fit
+# taken into single-chip fits. Every chip's memory efficiency is held at 0.9, the fraction of
+# its spec bandwidth a streaming kernel reaches on the DRAM side (an assumption), and the
+# per-core limit core_stream_bytes_per_cycle is fitted instead of it, so what transfers is the
+# bytes each SM streams per cycle. With the TensorFlow pair.
+variant=data/calibrated/reports/transfer/per-sm-stream
+mkdir -p "$variant"
+printf 'name: per-sm-stream-start\ndescription: "start (and regularisation target) of the per-SM streaming fits: memory efficiency held at 0.9"\nparams:\n  memory_efficiency: 0.9\n  core_stream_bytes_per_cycle: 6\n' \
+  > "$variant/start.yaml"
+per_sm_start="$variant/start.yaml"
+devices+=("${tf_devices[@]}")
+pairs+=("${tf_pairs[@]}")
+study "$variant" pytorch-eager
+per_sm_start=
+devices=("${eager_devices[@]}")
+pairs=("${eager_pairs[@]}")
 # Third variant: asynchronous launches (async_launch) on both stacks, each kernel's overhead the
 # host's issue interval, hidden under longer kernels.
 variant=data/calibrated/reports/transfer/async-launch
