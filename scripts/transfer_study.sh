@@ -12,8 +12,9 @@
 # the transfer and not enabled: the eager stack's inter-kernel L2 reuse (transfer/inter-kernel-
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
 # (transfer/tile-selection/), the per-SM streaming limit fitted in place of the memory efficiency
-# (transfer/per-sm-stream/, shipped stacks), and asynchronous launches on the eager and the
-# tensorrt stack (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
+# (transfer/per-sm-stream/, shipped stacks; with tile selection transfer/per-sm-stream-tile-
+# selection/), and asynchronous launches on the eager and the tensorrt stack
+# (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
 # in registers transfer/ampere-trt-registers/), fitted on more fields than the shipped
 # a100-tensorrt-fp16 profile (memory efficiency too).
@@ -201,6 +202,15 @@ study "$variant" "$variant/pytorch-eager-tile-selection.yaml"
 "$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-tile-selection.yaml" \
   --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
   --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
+# The per-SM streaming fits (as per-sm-stream/ above) on the tile-selection eager stack: both
+# mechanisms at once.
+tile_stack="$variant/pytorch-eager-tile-selection.yaml"
+variant=data/calibrated/reports/transfer/per-sm-stream-tile-selection
+mkdir -p "$variant"
+cp data/calibrated/reports/transfer/per-sm-stream/start.yaml "$variant/start.yaml"
+per_sm_start="$variant/start.yaml"
+study "$variant" "$tile_stack"
+per_sm_start=
 # The per-SM streaming variant (on the shipped stacks): the per-SM streaming limit of the pooled fit
 # taken into single-chip fits. Every chip's memory efficiency is held at 0.9, the fraction of
 # its spec bandwidth a streaming kernel reaches on the DRAM side (an assumption), and the
