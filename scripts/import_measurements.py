@@ -12,8 +12,9 @@ stack, precision and measurement regime, and writes:
   data/measurements/bookkeeping/import_summary.csv  counts per device and regime, imported vs
       excluded
   data/measurements/bookkeeping/other_stacks.csv  rows of modelled chips and zoo models timed with
-      software dcnas has no stack for (TensorFlow, MXNet, Triton): not calibration data, kept to
-      compare measured speedups between chips across software (scripts/transfer_study.py)
+      software dcnas has no stack for (TensorFlow with XLA, MXNet, Triton): not calibration
+      data, kept to compare measured speedups between chips across software
+      (scripts/transfer_study.py)
 
 Inference rows (regimes large_batch, engine_latency, framework_latency) and training rows (regime
 training: one training step of the global batch over `chips` chips, data parallel) never share a
@@ -225,8 +226,9 @@ def number_or_empty(text):
 
 def convert(row, model_map, other_stacks=False):
     """Returns an output row (dict) or raises Excluded. With `other_stacks`, a row whose software
-    stack dcnas does not model (TensorFlow, MXNet, Triton) is converted too, for the cross-stack
-    comparison file bookkeeping/other_stacks.csv; such rows stay excluded from calibration."""
+    stack dcnas does not model (TensorFlow with XLA, MXNet, Triton) is converted instead, for the
+    cross-stack comparison file bookkeeping/other_stacks.csv; such rows stay excluded from
+    calibration."""
     sid = row['source_id']
     notes = [row['notes']] if row.get('notes') else []
     if sid == 'tresnet_readme':
