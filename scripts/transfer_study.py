@@ -188,6 +188,8 @@ def software_rows():
     with other software
     (data/measurements/bookkeeping/other_stacks.csv). software = stack and its version; where a
     table times several variants of one chip, the first in VARIANT_PREFERENCE is kept."""
+    rank = lambda dev: VARIANT_PREFERENCE.index(dev) if dev in VARIANT_PREFERENCE \
+        else len(VARIANT_PREFERENCE)
     out = {}
     for name in ("nvidia_dle.csv", "nvidia_dle_tensorflow.csv",
                  os.path.join("bookkeeping", "other_stacks.csv")):
@@ -198,8 +200,6 @@ def software_rows():
                 software = f"{r['stack']} ({r['stack_version']})"
                 key = (r["device"], software, r["precision"], r["model"], int(r["batch_size"]),
                        int(r["image_size"]))
-                rank = lambda dev: VARIANT_PREFERENCE.index(dev) if dev in VARIANT_PREFERENCE \
-                    else len(VARIANT_PREFERENCE)
                 if key not in out or rank(r["source_device"]) < rank(out[key][1]):
                     out[key] = (float(r["latency_ms"]), r["source_device"])
     return out

@@ -202,15 +202,6 @@ study "$variant" "$variant/pytorch-eager-tile-selection.yaml"
 "$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-tile-selection.yaml" \
   --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
   --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
-# The per-SM streaming fits (as per-sm-stream/ above) on the tile-selection eager stack: both
-# mechanisms at once.
-tile_stack="$variant/pytorch-eager-tile-selection.yaml"
-variant=data/calibrated/reports/transfer/per-sm-stream-tile-selection
-mkdir -p "$variant"
-cp data/calibrated/reports/transfer/per-sm-stream/start.yaml "$variant/start.yaml"
-per_sm_start="$variant/start.yaml"
-study "$variant" "$tile_stack"
-per_sm_start=
 # The per-SM streaming variant (on the shipped stacks): the per-SM streaming limit of the pooled fit
 # taken into single-chip fits. Every chip's memory efficiency is held at 0.9, the fraction of
 # its spec bandwidth a streaming kernel reaches on the DRAM side (an assumption), and the
@@ -224,9 +215,16 @@ per_sm_start="$variant/start.yaml"
 devices+=("${tf_devices[@]}")
 pairs+=("${tf_pairs[@]}")
 study "$variant" pytorch-eager
-per_sm_start=
 devices=("${eager_devices[@]}")
 pairs=("${eager_pairs[@]}")
+# The same fits on the tile-selection eager stack: both mechanisms at once (the start profile
+# written above).
+variant=data/calibrated/reports/transfer/per-sm-stream-tile-selection
+mkdir -p "$variant"
+cp "$per_sm_start" "$variant/start.yaml"
+per_sm_start="$variant/start.yaml"
+study "$variant" data/calibrated/reports/transfer/tile-selection/pytorch-eager-tile-selection.yaml
+per_sm_start=
 # Third variant: asynchronous launches (async_launch) on both stacks, each kernel's overhead the
 # host's issue interval, hidden under longer kernels.
 variant=data/calibrated/reports/transfer/async-launch
