@@ -3,6 +3,7 @@
 transfer table (per-row error metrics and cross-generation speedup metrics).
 
 Usage: transfer_study.py DIR [--measured | --cross-stack]
+       transfer_study.py --host-floor PROFILE OUT -- SOURCE_SELECTION -- TARGET_SELECTION
 DIR holds the *.residuals.csv files, pairs.txt and the fitted profiles <device>.yaml. Also writes
 DIR/memory_per_sm.tsv (each chip's fitted memory efficiency as achieved bytes per SM per cycle)
 and, with --measured, two tables of the measurements alone: DIR/reproducibility.tsv (how far the
@@ -11,6 +12,9 @@ any predictor's speedup tau) and DIR/layout_cost.tsv (NCHW against NHWC by famil
 With --cross-stack it writes only DIR/cross_stack.tsv: the measured V100 -> A100 and T4 -> V100
 speedups of one configuration under each software stack NVIDIA's tables time both chips with,
 beside the simulator's (DIR/cross_stack_predicted.csv, written by transfer_study.sh).
+With --host-floor it writes one profile: PROFILE with its per-kernel overhead rescaled to the
+target's host by the two chips' batch-1 framework latencies (host_floor below); the table then
+adds the row "target host's floor" wherever DIR holds A-on-B.host-floor.residuals.csv.
 Standard library only. Metrics follow calibrate/metrics.cc: APE = |pred - meas| / meas; Kendall
 tau-b of predicted vs measured latency ranks rows at the same batch size only. The speedup of chip
 B over chip A for one (model, batch, image size) is latency_A / latency_B; its Kendall tau-b is
@@ -342,7 +346,78 @@ def memory_per_sm(d):
     write_table(d, "memory_per_sm.tsv", lines)
 
 
+def selection(args):
+    """(device, stack, precision, files, where pairs) from `dcnas calibrate` selection arguments;
+    a stack given as a file (a variant of a shipped stack) is named by its file's stem."""
+    device, stack, precision, files, where, key = None, None, None, [], [], None
+    for arg in args:
+        if arg.startswith("--"):
+            key = arg
+        elif key == "--accel":
+            device = arg
+        elif key == "--stack":
+            stack = os.path.splitext(os.path.basename(arg))[0]
+        elif key == "--precision":
+            precision = arg
+        elif key == "--measurements":
+            files.append(arg)
+        elif key == "--where":
+            where.append(tuple(arg.split("=", 1)))
+    return device, stack, precision, files, where
+
+
+def host_floors(args):
+    """{model: batch-1 framework latency in ms} of a selection's chip: the host's floor per model
+    (geomean over duplicate rows); the selection's stack or a variant of it (its name + "-...")."""
+    device, stack, precision, files, where = selection(args)
+    found = {}
+    for path in files:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                if (r["device"] == device and r["precision"] == precision and
+                        (stack == r["stack"] or stack.startswith(r["stack"] + "-")) and
+                        r["regime"] == "framework_latency" and r["batch_size"] == "1" and
+                        all(r.get(k) == v for k, v in where)):
+                    found.setdefault(r["model"], []).append(float(r["latency_ms"]))
+    return {m: math.exp(statistics.fmean(math.log(x) for x in v)) for m, v in found.items()}
+
+
+def host_floor(argv):
+    """--host-floor PROFILE OUT -- SOURCE_SELECTION -- TARGET_SELECTION: writes OUT, PROFILE with
+    its kernel_overhead_scale multiplied by the median over shared models of the target's batch-1
+    framework latency over the source's (the host's floor, a property of the host CPU and
+    framework that no GPU spec sheet carries). Exit status 3 when the two share no model."""
+    profile, out = argv[0], argv[1]
+    rest = argv[2:]
+    split = [i for i, a in enumerate(rest) if a == "--"]
+    if len(split) != 2 or split[0] != 0:
+        raise SystemExit("usage: transfer_study.py --host-floor PROFILE OUT -- SOURCE_SEL -- TARGET_SEL")
+    src, dst = host_floors(rest[1:split[1]]), host_floors(rest[split[1] + 1:])
+    shared = sorted(set(src) & set(dst))
+    if not shared:
+        print("no model with batch-1 framework latency on both chips")
+        sys.exit(3)
+    ratio = statistics.median(dst[m] / src[m] for m in shared)
+    for m in shared:
+        print(f"{m}: batch-1 floor {src[m]:.2f} ms -> {dst[m]:.2f} ms ({dst[m] / src[m]:.3f})")
+    print(f"host floor ratio (median over {len(shared)} models): {ratio:.4f}")
+    with open(profile) as f:
+        text = f.read()
+    line = re.search(r"^  kernel_overhead_scale: ([0-9.eE+-]+)", text, re.M)
+    if not line:
+        raise SystemExit(f"{profile}: no params.kernel_overhead_scale")
+    scale = float(line.group(1))
+    text = (text[:line.start(1)] + repr(scale * ratio) + text[line.end(1):])
+    with open(out, "w") as f:
+        f.write(f"# {profile} with kernel_overhead_scale {scale:.4g} x {ratio:.4f}, the target"
+                f" host's batch-1 floor over the source's ({', '.join(shared)})\n" + text)
+    print(f"kernel_overhead_scale {scale:.4f} -> {scale * ratio:.4f}; wrote {out}")
+
+
 def main():
+    if sys.argv[1:2] == ["--host-floor"]:
+        host_floor(sys.argv[2:])
+        return
     d = sys.argv[1]
     if "--cross-stack" in sys.argv[2:]:
         cross_stack(d)
@@ -365,6 +440,9 @@ def main():
             (f"fit on {a}", load(f"{d}/{a}.fit.residuals.csv", "predicted_ms"),
              load(f"{d}/{a}-on-{b}.residuals.csv", "predicted_ms")),
         ]
+        if os.path.exists(f"{d}/{a}-on-{b}.host-floor.residuals.csv"):
+            cases.append((f"fit on {a}, target host's floor", cases[1][1],
+                          load(f"{d}/{a}-on-{b}.host-floor.residuals.csv", "predicted_ms")))
         held_out = load(f"{d}/{b}.fit.residuals.csv", "held_out_lofo_ms")
         cases.append((f"own fit on {b}, " + ("held out by family" if held_out else "in-sample"),
                       load(f"{d}/{a}.fit.residuals.csv", "predicted_ms"),

@@ -121,10 +121,26 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
   for pair in "${pairs[@]}"; do
     read -r a b <<< "$pair"
     echo "$a $b" >> "$out/pairs.txt"
+    select_rows "$a"
+    local sel_a=("${sel[@]}")
     select_rows "$b"
     echo "== transfer $a -> $b"
     "$dcnas" calibrate "${sel[@]}" --evaluate "$out/$a.yaml" \
       --residuals "$out/$a-on-$b.residuals.csv" > "$out/$a-on-$b.txt"
+    # The same with A's per-kernel overhead moved to B's host, where both chips' tables give a
+    # batch-1 framework latency of a shared model (the host's floor; exit status 3: none).
+    local rc=0
+    python3 scripts/transfer_study.py --host-floor "$out/$a.yaml" "$out/$a-host-floor-for-$b.yaml" \
+      -- "${sel_a[@]}" -- "${sel[@]}" > "$out/$a-host-floor-for-$b.txt" || rc=$?
+    if [ "$rc" -eq 0 ]; then
+      "$dcnas" calibrate "${sel[@]}" --evaluate "$out/$a-host-floor-for-$b.yaml" \
+        --residuals "$out/$a-on-$b.host-floor.residuals.csv" > "$out/$a-on-$b.host-floor.txt"
+    elif [ "$rc" -eq 3 ]; then
+      rm -f "$out/$a-host-floor-for-$b.txt"
+    else
+      cat "$out/$a-host-floor-for-$b.txt" >&2
+      exit "$rc"
+    fi
   done
   python3 scripts/transfer_study.py "$out" $measured
 }
