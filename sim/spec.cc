@@ -48,6 +48,7 @@ uint64_t Fingerprint(const AcceleratorSpec& s) {
   h = HashDouble(h, s.vector_unit.transcendentals_per_cycle);
   h = HashDouble(h, s.hbm_capacity_gib);
   h = HashDouble(h, s.hbm_bandwidth_gbps);
+  h = HashMix(h, static_cast<uint64_t>(s.hbm_ecc));
   for (const auto& l : s.on_chip) {
     h = HashDouble(h, l.capacity_kib);
     h = HashDouble(h, l.bandwidth_gbps);
@@ -205,6 +206,19 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
   ConfigReader h = r.Map("hbm");
   s.hbm_capacity_gib = h.Number("capacity_gib", 1e-6, 1e6);
   s.hbm_bandwidth_gbps = h.Number("bandwidth_gbps", 1e-6, 1e9);
+  const std::string ecc = h.StringOr("ecc", "off");
+  if (ecc == "off") {
+    s.hbm_ecc = HbmEcc::kOff;
+  } else if (ecc == "sideband") {
+    s.hbm_ecc = HbmEcc::kSideband;
+  } else if (ecc == "inline") {
+    s.hbm_ecc = HbmEcc::kInline;
+  } else {
+    h.Fail("ecc",
+           "expected off, sideband (check bits in separate devices) or inline (check bits in "
+           "the data devices), got '" +
+               ecc + "'");
+  }
   h.Finish();
 
   for (ConfigReader l : r.MapList("on_chip")) {

@@ -27,6 +27,9 @@ struct VectorUnitSpec {
   double transcendentals_per_cycle = 0;  // exp/reciprocal results per cycle per core
 };
 
+// Error correction of the off-chip memory (AcceleratorSpec::hbm_ecc).
+enum class HbmEcc { kOff, kSideband, kInline };
+
 // One level of on-chip memory (VMEM, L2, shared memory).
 struct OnChipLevel {
   std::string name;  // vmem, l2, shared, ...
@@ -80,6 +83,10 @@ struct AcceleratorSpec {
   VectorUnitSpec vector_unit;
   double hbm_capacity_gib = 0;
   double hbm_bandwidth_gbps = 0;
+  // Error correction of the off-chip memory: off (or no ECC), sideband (check bits in devices of
+  // their own, as HBM2: no cost) or inline (check bits in the data devices, as GDDR with ECC on:
+  // 1 byte in 16 of the capacity and of every transfer, HbmDataFraction()).
+  HbmEcc hbm_ecc = HbmEcc::kOff;
   std::vector<OnChipLevel> on_chip;  // non-empty
   InterconnectSpec interconnect;     // topology none when the file has no interconnect section
   PowerSpec power;                   // absent (board_w 0) when the file has no power section
@@ -100,7 +107,12 @@ struct AcceleratorSpec {
   // FLOP/s used for rooflines: matrix peak (2 FLOPs per MAC), or the vector unit's FMA rate when
   // the matrix unit does not support the dtype.
   double PeakFlopsPerS(models::DType dtype) const;
-  double HbmBytesPerS() const { return hbm_bandwidth_gbps * 1e9; }
+  // Share of the off-chip memory's capacity and bandwidth that carries data (15/16 with inline
+  // ECC).
+  double HbmDataFraction() const { return hbm_ecc == HbmEcc::kInline ? 15.0 / 16.0 : 1.0; }
+  // Bandwidth and capacity left for data (inline ECC takes its share of both).
+  double HbmBytesPerS() const { return hbm_bandwidth_gbps * 1e9 * HbmDataFraction(); }
+  double HbmUsableGib() const { return hbm_capacity_gib * HbmDataFraction(); }
   // The level with holds_tensors, used for reuse and fusion fit decisions (chip-wide bytes).
   const OnChipLevel& ReuseLevel() const;
   double ReuseCapacityBytes() const;

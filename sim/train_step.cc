@@ -701,7 +701,7 @@ TrainReport SimulateTrainStep(const TrainGraph& train, const AcceleratorSpec& sp
   m.activations_peak = train.peak_activation_bytes;
   m.input = train.input_bytes;
   m.total = m.weights + m.gradients + m.optimizer + m.activations_peak + m.input;
-  m.capacity = spec.hbm_capacity_gib * 1024.0 * 1024.0 * 1024.0;
+  m.capacity = spec.HbmUsableGib() * 1024.0 * 1024.0 * 1024.0;
   if (options.enforce_memory && m.total > m.capacity) {
     throw InputError("training step of " + r.model + " at " + std::to_string(r.per_chip_batch) +
                      " images per chip does not fit " + spec.name + "'s HBM: it needs " +

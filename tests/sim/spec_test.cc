@@ -95,6 +95,30 @@ TEST_CASE("extends merges maps and overrides apply to any field") {
   CHECK(o.fingerprint != LoadAccelerator("tpu-v3").fingerprint);
 }
 
+TEST_CASE("inline ECC takes 1/16 of the off-chip memory's bandwidth and capacity") {
+  // The T4 (GDDR6, ECC on by default): 320 GB/s and 16 GB on the spec sheet, 300 GB/s (its
+  // datasheet's figure) and 15 GB for data. Sideband ECC (HBM) and ECC off cost nothing.
+  const AcceleratorSpec t4 = LoadAccelerator("t4");
+  CHECK(t4.hbm_ecc == HbmEcc::kInline);
+  CHECK(t4.HbmBytesPerS() == Approx(300e9));
+  CHECK(t4.HbmUsableGib() == Approx(15.0));
+  CHECK(t4.RidgeFlopPerByte(models::DType::kFp16) ==
+        Approx(t4.PeakFlopsPerS(models::DType::kFp16) / 300e9));
+  const AcceleratorSpec v100 = LoadAccelerator("v100");
+  CHECK(v100.hbm_ecc == HbmEcc::kSideband);
+  CHECK(v100.HbmBytesPerS() == Approx(900e9));
+  CHECK(v100.HbmUsableGib() == Approx(16.0));
+  CHECK(LoadAccelerator("rtx-4090").hbm_ecc == HbmEcc::kOff);
+  CHECK(LoadAccelerator("tpu-v3").hbm_ecc == HbmEcc::kOff);  // absent: off
+  // A what-if with ECC switched off on the T4, or on (inline) on the V100.
+  const AcceleratorSpec t4_off = LoadAccelerator("t4", {{"hbm.ecc", "off"}});
+  CHECK(t4_off.HbmBytesPerS() == Approx(320e9));
+  CHECK(t4_off.fingerprint != t4.fingerprint);
+  CHECK(LoadAccelerator("v100", {{"hbm.ecc", "inline"}}).HbmBytesPerS() == Approx(843.75e9));
+  CHECK_THROWS_WITH(LoadAccelerator("t4", {{"hbm.ecc", "parity"}}),
+                    Contains("hbm.ecc") && Contains("parity"));
+}
+
 TEST_CASE("board power: the sustained clock fits the board limit, with a cubic DVFS curve") {
   TempDir dir;
   // 10 cores at 2 GHz drawing 5 W per core-GHz want 100 W.
