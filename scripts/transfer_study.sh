@@ -26,6 +26,7 @@ dcnas="$build/cli/dcnas"
 m=data/measurements
 timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
 trt=tensorrt
+tf=tensorflow  # the TensorFlow pair's stack (a variant may set a file)
 # The chips (fit selections below) and the directions studied; the Ampere TensorRT study at the
 # end sets its own.
 devices=(rtx-3090 rtx-4090 v100-eager-fp16 a100-eager-fp16 t4-trt-fp32 v100-trt-fp32
@@ -69,7 +70,7 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
     # convolutions run 2x slower than its ResNet-50 allows (cross_stack.tsv), which no fit of the
     # T4 alone reproduces (in-sample median APE 20% in fp16, 28% in fp32).
     v100-tf-fp16|a100-tf-fp16)
-      sel=(--accel "${1%%-tf-*}" --stack tensorflow --precision fp16 --regime large_batch
+      sel=(--accel "${1%%-tf-*}" --stack "$tf" --precision fp16 --regime large_batch
            --measurements $m/nvidia_dle_tensorflow.csv --where "stack_version=TensorFlow 1.15 NGC 20.06")
       [ "$1" = v100-tf-fp16 ] && sel+=(--where source_device=V100-SXM2-16GB)  # not the DGX-2 part
       fit=(--fit matrix_efficiency,memory_efficiency --no-cv) ;;
@@ -234,12 +235,22 @@ study "$variant" pytorch-eager
 devices=("${eager_devices[@]}")
 pairs=("${eager_pairs[@]}")
 # The same fits on the tile-selection eager stack: both mechanisms at once (the start profile
-# written above).
+# written above); the TensorFlow pair with the same two switches on its stack.
 variant=data/calibrated/reports/transfer/per-sm-stream-tile-selection
 mkdir -p "$variant"
 cp "$per_sm_start" "$variant/start.yaml"
 per_sm_start="$variant/start.yaml"
+{ echo "# data/stacks/tensorflow.yaml with gemm_min_tile and inter_kernel_reuse (scripts/transfer_study.sh)"
+  cat data/stacks/tensorflow.yaml
+  echo "gemm_min_tile: 32"
+  echo "inter_kernel_reuse: true"; } > "$variant/tensorflow-tile-selection.yaml"
+tf="$variant/tensorflow-tile-selection.yaml"
+devices+=("${tf_devices[@]}")
+pairs+=("${tf_pairs[@]}")
 study "$variant" data/calibrated/reports/transfer/tile-selection/pytorch-eager-tile-selection.yaml
+devices=("${eager_devices[@]}")
+pairs=("${eager_pairs[@]}")
+tf=tensorflow
 per_sm_start=
 # Third variant: asynchronous launches (async_launch) on both stacks, each kernel's overhead the
 # host's issue interval, hidden under longer kernels.
