@@ -74,6 +74,24 @@ TEST_CASE("shipped measurements load and every model is in the zoo", "[calibrate
   CHECK(regimes.size() == 4);  // large_batch, engine_latency, framework_latency, training
 }
 
+TEST_CASE("NVIDIA DLE PyTorch large-batch rows are the steady state, batch / throughput",
+          "[calibrate][golden]") {
+  // Those tables' mean latency carries slow iterations (data/README.md): the importer takes
+  // batch / throughput and keeps the published mean in the notes.
+  int n = 0;
+  for (const Measurement& m : AllRows()) {
+    if (m.source_id != "dle_pyt_convnets" || m.regime != "large_batch") continue;
+    INFO(m.where());
+    ++n;
+    REQUIRE(m.throughput_img_per_s > 0);
+    CHECK(m.latency_ms == Approx(m.batch_size * 1000.0 / m.throughput_img_per_s).epsilon(1e-5));
+    const auto notes = m.extra.find("notes");
+    REQUIRE(notes != m.extra.end());
+    CHECK_THAT(notes->second, Catch::Contains("published mean latency"));
+  }
+  CHECK(n == 59);
+}
+
 TEST_CASE("dcnas's own host-cpu timings load and name zoo models", "[calibrate][golden]") {
   const auto rows = LoadMeasurements(DataPath("measurements/host-cpu.csv"), RealVocabulary());
   REQUIRE(rows.size() >= 60);  // >= 20 models x 3 batch sizes
