@@ -315,7 +315,8 @@ def yaml_number(path, section, key):
             m = re.match(r"\s*" + re.escape(key) + r":\s*([0-9.eE+-]+)", line)
             if inside and m and (section is not None or not line.startswith(" ")):
                 return float(m.group(1))
-    raise SystemExit(f"{path}: no {key} (in {section})")
+    print(f"transfer_study.py: {path}: no {key} (in {section})", file=sys.stderr)
+    sys.exit(2)
 
 
 def memory_per_sm(d):
@@ -387,11 +388,13 @@ def host_floor(argv):
     its kernel_overhead_scale multiplied by the median over shared models of the target's batch-1
     framework latency over the source's (the host's floor, a property of the host CPU and
     framework that no GPU spec sheet carries). Exit status 3 when the two share no model."""
-    profile, out = argv[0], argv[1]
     rest = argv[2:]
     split = [i for i, a in enumerate(rest) if a == "--"]
-    if len(split) != 2 or split[0] != 0:
-        raise SystemExit("usage: transfer_study.py --host-floor PROFILE OUT -- SOURCE_SEL -- TARGET_SEL")
+    if len(argv) < 2 or len(split) != 2 or split[0] != 0:
+        print("usage: transfer_study.py --host-floor PROFILE OUT -- SOURCE_SEL -- TARGET_SEL",
+              file=sys.stderr)
+        sys.exit(2)
+    profile, out = argv[0], argv[1]
     src, dst = host_floors(rest[1:split[1]]), host_floors(rest[split[1] + 1:])
     shared = sorted(set(src) & set(dst))
     if not shared:
@@ -405,7 +408,8 @@ def host_floor(argv):
         text = f.read()
     line = re.search(r"^  kernel_overhead_scale: ([0-9.eE+-]+)", text, re.M)
     if not line:
-        raise SystemExit(f"{profile}: no params.kernel_overhead_scale")
+        print(f"transfer_study.py: {profile}: no params.kernel_overhead_scale", file=sys.stderr)
+        sys.exit(2)
     scale = float(line.group(1))
     text = (text[:line.start(1)] + repr(scale * ratio) + text[line.end(1):])
     with open(out, "w") as f:
@@ -415,10 +419,19 @@ def host_floor(argv):
 
 
 def main():
+    usage = __doc__.split("\n\n")[0] + "\n\n" + __doc__[__doc__.index("Usage:"):]
+    if sys.argv[1:2] in (["-h"], ["--help"]) or len(sys.argv) < 2:
+        print(usage, file=sys.stdout if len(sys.argv) > 1 else sys.stderr, end="")
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     if sys.argv[1:2] == ["--host-floor"]:
         host_floor(sys.argv[2:])
         return
     d = sys.argv[1]
+    unknown = [a for a in sys.argv[2:] if a not in ("--measured", "--cross-stack")]
+    if unknown or not os.path.isfile(os.path.join(d, "pairs.txt")):
+        print(f"transfer_study.py: {', '.join(unknown) + ': unknown option' if unknown else d + ': no pairs.txt (run scripts/transfer_study.sh)'}",
+              file=sys.stderr)
+        sys.exit(2)
     if "--cross-stack" in sys.argv[2:]:
         cross_stack(d)
         return
@@ -434,19 +447,18 @@ def main():
     for a, b in pairs:
         # (a) defaults on both chips; (b) A's fit in-sample on A, A's fit on B (transfer);
         # (c) A's fit on A, B's own fit held out by family on B (reference).
+        source_fit = load(f"{d}/{a}.fit.residuals.csv", "predicted_ms")  # A's fit on A, in-sample
         cases = [
             ("defaults", load(f"{d}/{a}.defaults.residuals.csv", "predicted_ms"),
              load(f"{d}/{b}.defaults.residuals.csv", "predicted_ms")),
-            (f"fit on {a}", load(f"{d}/{a}.fit.residuals.csv", "predicted_ms"),
-             load(f"{d}/{a}-on-{b}.residuals.csv", "predicted_ms")),
+            (f"fit on {a}", source_fit, load(f"{d}/{a}-on-{b}.residuals.csv", "predicted_ms")),
         ]
         if os.path.exists(f"{d}/{a}-on-{b}.host-floor.residuals.csv"):
-            cases.append((f"fit on {a}, target host's floor", cases[1][1],
+            cases.append((f"fit on {a}, target host's floor", source_fit,
                           load(f"{d}/{a}-on-{b}.host-floor.residuals.csv", "predicted_ms")))
         held_out = load(f"{d}/{b}.fit.residuals.csv", "held_out_lofo_ms")
         cases.append((f"own fit on {b}, " + ("held out by family" if held_out else "in-sample"),
-                      load(f"{d}/{a}.fit.residuals.csv", "predicted_ms"),
-                      held_out or load(f"{d}/{b}.fit.residuals.csv", "predicted_ms")))
+                      source_fit, held_out or load(f"{d}/{b}.fit.residuals.csv", "predicted_ms")))
         for name, src, dst in cases:
             if dst is None:
                 continue

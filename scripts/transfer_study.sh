@@ -146,6 +146,16 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
   python3 scripts/transfer_study.py "$out" $measured
 }
 
+# A variant stack: data/stacks/BASE.yaml with the switches KEY=VALUE appended (the same name, so it
+# selects the same measurement rows).
+stack_with() {  # BASE OUT KEY=VALUE...
+  local base="$1" out="$2"
+  shift 2
+  { echo "# data/stacks/$base.yaml with $* (scripts/transfer_study.sh)"
+    cat "data/stacks/$base.yaml"
+    for kv in "$@"; do echo "${kv%%=*}: ${kv#*=}"; done; } > "$out"
+}
+
 # Pooled fits: the four eager fp16 chips in one calibration, each row simulated on its own chip
 # file, and the tool's leave-one-device-out cross-validation (each chip predicted by the fit on
 # the other three); again with the per-core DRAM streaming limit fitted as well
@@ -201,19 +211,14 @@ mv "$cross.tmp" "$cross"
 python3 scripts/transfer_study.py data/calibrated/reports/transfer --cross-stack
 variant=data/calibrated/reports/transfer/inter-kernel-reuse
 mkdir -p "$variant"
-# The same stack (its name selects the measurement rows) with the switch on.
-{ echo "# data/stacks/pytorch-eager.yaml with inter_kernel_reuse on (scripts/transfer_study.sh)"
-  cat data/stacks/pytorch-eager.yaml
-  echo "inter_kernel_reuse: true"; } > "$variant/pytorch-eager-inter-kernel-reuse.yaml"
+stack_with pytorch-eager "$variant/pytorch-eager-inter-kernel-reuse.yaml" inter_kernel_reuse=true
 study "$variant" "$variant/pytorch-eager-inter-kernel-reuse.yaml"
 # Second variant: cuDNN-like kernel selection by tile size, each tile's K step bounded by the
 # chip's L2 bandwidth per SM (gemm_min_tile, as the tensorrt stack), with the L2 reuse above.
 variant=data/calibrated/reports/transfer/tile-selection
 mkdir -p "$variant"
-{ echo "# data/stacks/pytorch-eager.yaml with gemm_min_tile and inter_kernel_reuse (scripts/transfer_study.sh)"
-  cat data/stacks/pytorch-eager.yaml
-  echo "gemm_min_tile: 32"
-  echo "inter_kernel_reuse: true"; } > "$variant/pytorch-eager-tile-selection.yaml"
+stack_with pytorch-eager "$variant/pytorch-eager-tile-selection.yaml" gemm_min_tile=32 \
+  inter_kernel_reuse=true
 study "$variant" "$variant/pytorch-eager-tile-selection.yaml"
 # The training profile's fit under the same variant (a regression check of the mechanism).
 "$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-tile-selection.yaml" \
@@ -240,10 +245,8 @@ variant=data/calibrated/reports/transfer/per-sm-stream-tile-selection
 mkdir -p "$variant"
 cp "$per_sm_start" "$variant/start.yaml"
 per_sm_start="$variant/start.yaml"
-{ echo "# data/stacks/tensorflow.yaml with gemm_min_tile and inter_kernel_reuse (scripts/transfer_study.sh)"
-  cat data/stacks/tensorflow.yaml
-  echo "gemm_min_tile: 32"
-  echo "inter_kernel_reuse: true"; } > "$variant/tensorflow-tile-selection.yaml"
+stack_with tensorflow "$variant/tensorflow-tile-selection.yaml" gemm_min_tile=32 \
+  inter_kernel_reuse=true
 tf="$variant/tensorflow-tile-selection.yaml"
 devices+=("${tf_devices[@]}")
 pairs+=("${tf_pairs[@]}")
@@ -257,9 +260,7 @@ per_sm_start=
 variant=data/calibrated/reports/transfer/async-launch
 mkdir -p "$variant"
 for base in pytorch-eager tensorrt; do
-  { echo "# data/stacks/$base.yaml with async_launch on (scripts/transfer_study.sh)"
-    cat "data/stacks/$base.yaml"
-    echo "async_launch: true"; } > "$variant/$base-async-launch.yaml"
+  stack_with "$base" "$variant/$base-async-launch.yaml" async_launch=true
 done
 trt="$variant/tensorrt-async-launch.yaml"
 study "$variant" "$variant/pytorch-eager-async-launch.yaml"
@@ -295,9 +296,7 @@ trt=tensorrt
 study data/calibrated/reports/transfer/ampere-trt pytorch-eager
 variant=data/calibrated/reports/transfer/ampere-trt-registers
 mkdir -p "$variant"
-{ echo "# data/stacks/tensorrt.yaml with intermediates_in_registers on (scripts/transfer_study.sh)"
-  cat data/stacks/tensorrt.yaml
-  echo "intermediates_in_registers: true"; } > "$variant/tensorrt-registers.yaml"
+stack_with tensorrt "$variant/tensorrt-registers.yaml" intermediates_in_registers=true
 trt="$variant/tensorrt-registers.yaml"
 devices+=(t4-trt-fp32 v100-trt-fp32)
 pairs+=("t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32")

@@ -300,6 +300,27 @@ void ConfigReader::Fail(const std::string& key, const std::string& message) cons
   throw InputError(file_ + ": key '" + KeyPath(key) + "': " + message);
 }
 
+void ConfigReader::FailExpected(const std::string& key, const std::vector<std::string>& expected,
+                                const std::string& got) const {
+  std::string list;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (i > 0) list += i + 1 == expected.size() ? " or " : ", ";
+    list += expected[i];
+  }
+  Fail(key, "expected " + list + ", got '" + got + "'");
+}
+
+std::string ConfigReader::OneOfWords(const std::string& key,
+                                     std::initializer_list<std::string_view> words) {
+  std::string got = String(key);
+  std::vector<std::string> expected;
+  for (std::string_view w : words) {
+    if (w == got) return got;
+    expected.emplace_back(w);
+  }
+  FailExpected(key, expected, got);
+}
+
 bool ConfigReader::Has(const std::string& key) const { return static_cast<bool>(node_[key]); }
 
 YAML::Node ConfigReader::Get(const std::string& key) {

@@ -7,8 +7,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dcnas::sim {
@@ -72,6 +74,26 @@ class ConfigReader {
   // Marks a key as read without reading it.
   void Skip(const std::string& key);
 
+  // One word of a fixed set, read as the value it stands for (an enum). Any other word fails
+  // with "expected a, b (meaning) or c, got 'x'", each option's meaning in brackets if it has one.
+  template <class T>
+  struct Option {
+    std::string_view word;
+    T value;
+    std::string_view meaning = {};
+  };
+  template <class T>
+  T OneOf(const std::string& key, std::initializer_list<Option<T>> options) {
+    return Pick(key, String(key), options);
+  }
+  template <class T>
+  T OneOfOr(const std::string& key, const std::string& fallback,
+            std::initializer_list<Option<T>> options) {
+    return Pick(key, StringOr(key, fallback), options);
+  }
+  // The same for a word kept as text.
+  std::string OneOfWords(const std::string& key, std::initializer_list<std::string_view> words);
+
   // Throws InputError if any key was not read.
   void Finish() const;
 
@@ -81,6 +103,20 @@ class ConfigReader {
 
  private:
   YAML::Node Get(const std::string& key);
+  template <class T>
+  T Pick(const std::string& key, const std::string& got,
+         std::initializer_list<Option<T>> options) const {
+    std::vector<std::string> expected;
+    for (const Option<T>& o : options) {
+      if (o.word == got) return o.value;
+      expected.push_back(o.meaning.empty()
+                             ? std::string(o.word)
+                             : std::string(o.word) + " (" + std::string(o.meaning) + ")");
+    }
+    FailExpected(key, expected, got);
+  }
+  [[noreturn]] void FailExpected(const std::string& key, const std::vector<std::string>& expected,
+                                 const std::string& got) const;
 
   YAML::Node node_;
   std::string file_;

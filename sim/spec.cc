@@ -145,42 +145,28 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
   s.name = r.String("name");
   s.description = r.StringOr("description", "");
   s.hypothetical = r.BoolOr("hypothetical", false);
-  s.kind = r.String("kind");
-  if (s.kind != "tpu" && s.kind != "gpu" && s.kind != "cpu") {
-    r.Fail("kind", "expected tpu, gpu or cpu, got '" + s.kind + "'");
-  }
+  s.kind = r.OneOfWords("kind", {"tpu", "gpu", "cpu"});
   s.clock_ghz = r.Number("clock_ghz", 1e-3, 100);
   s.cores = static_cast<int>(r.Integer("cores", 1, 1 << 20));
 
   ConfigReader m = r.Map("matrix_unit");
-  const std::string mk = m.String("kind");
   auto& mu = s.matrix_unit;
-  if (mk == "systolic") {
-    mu.kind = MatrixKind::kSystolic;
+  mu.kind = m.OneOf<MatrixKind>(
+      "kind", {{"systolic", MatrixKind::kSystolic}, {"tensor_core", MatrixKind::kTensorCore}});
+  if (mu.kind == MatrixKind::kSystolic) {
     mu.rows = static_cast<int>(m.Integer("rows", 1, 1 << 16));
     mu.cols = static_cast<int>(m.Integer("cols", 1, 1 << 16));
-    const std::string dataflow = m.StringOr("dataflow", "ws");
-    if (dataflow == "ws") {
-      mu.dataflow = cost::Dataflow::kWeightStationary;
-    } else if (dataflow == "os") {
-      mu.dataflow = cost::Dataflow::kOutputStationary;
-    } else if (dataflow == "is") {
-      mu.dataflow = cost::Dataflow::kInputStationary;
-    } else {
-      m.Fail("dataflow",
-             "expected ws (weight-stationary), os (output-stationary) or is "
-             "(input-stationary), got '" +
-                 dataflow + "'");
-    }
+    mu.dataflow =
+        m.OneOfOr<cost::Dataflow>("dataflow", "ws",
+                                  {{"ws", cost::Dataflow::kWeightStationary, "weight-stationary"},
+                                   {"os", cost::Dataflow::kOutputStationary, "output-stationary"},
+                                   {"is", cost::Dataflow::kInputStationary, "input-stationary"}});
     mu.double_buffered = m.BoolOr("double_buffered", true);
-  } else if (mk == "tensor_core") {
-    mu.kind = MatrixKind::kTensorCore;
+  } else {
     mu.tile_m = static_cast<int>(m.Integer("tile_m", 1, 1 << 16));
     mu.tile_n = static_cast<int>(m.Integer("tile_n", 1, 1 << 16));
     mu.tile_k = static_cast<int>(m.Integer("tile_k", 1, 1 << 16));
     mu.tiles_per_core = static_cast<int>(m.Integer("tiles_per_core", 1, 1024));
-  } else {
-    m.Fail("kind", "expected systolic or tensor_core, got '" + mk + "'");
   }
   mu.units_per_core = static_cast<int>(m.Integer("units_per_core", 1, 1 << 16));
   if (mu.kind == MatrixKind::kSystolic) {
@@ -206,19 +192,10 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
   ConfigReader h = r.Map("hbm");
   s.hbm_capacity_gib = h.Number("capacity_gib", 1e-6, 1e6);
   s.hbm_bandwidth_gbps = h.Number("bandwidth_gbps", 1e-6, 1e9);
-  const std::string ecc = h.StringOr("ecc", "off");
-  if (ecc == "off") {
-    s.hbm_ecc = HbmEcc::kOff;
-  } else if (ecc == "sideband") {
-    s.hbm_ecc = HbmEcc::kSideband;
-  } else if (ecc == "inline") {
-    s.hbm_ecc = HbmEcc::kInline;
-  } else {
-    h.Fail("ecc",
-           "expected off, sideband (check bits in separate devices) or inline (check bits in "
-           "the data devices), got '" +
-               ecc + "'");
-  }
+  s.hbm_ecc = h.OneOfOr<HbmEcc>("ecc", "off",
+                                {{"off", HbmEcc::kOff},
+                                 {"sideband", HbmEcc::kSideband, "check bits in separate devices"},
+                                 {"inline", HbmEcc::kInline, "check bits in the data devices"}});
   h.Finish();
 
   for (ConfigReader l : r.MapList("on_chip")) {
@@ -226,9 +203,7 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
     level.name = l.String("name");
     level.capacity_kib = l.Number("capacity_kib", 1e-6, 1e9);
     level.bandwidth_gbps = l.Number("bandwidth_gbps", 1e-6, 1e9);
-    const std::string scope = l.String("scope");
-    if (scope != "core" && scope != "chip") l.Fail("scope", "expected core or chip");
-    level.per_core = scope == "core";
+    level.per_core = l.OneOf<bool>("scope", {{"core", true}, {"chip", false}});
     level.holds_tensors = l.Bool("holds_tensors");
     l.Finish();
     s.on_chip.push_back(level);
@@ -236,10 +211,7 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
   if (r.Has("interconnect")) {
     ConfigReader ic = r.Map("interconnect");
     InterconnectSpec& c = s.interconnect;
-    c.topology = ic.String("topology");
-    if (c.topology != "ring" && c.topology != "switch" && c.topology != "torus2d") {
-      ic.Fail("topology", "expected ring, switch or torus2d, got '" + c.topology + "'");
-    }
+    c.topology = ic.OneOfWords("topology", {"ring", "switch", "torus2d"});
     c.name = ic.StringOr("name", "");
     c.links_per_chip = static_cast<int>(ic.Integer("links_per_chip", 1, 1024));
     if (c.topology == "torus2d" && c.links_per_chip % 4 != 0) {

@@ -10,10 +10,7 @@ namespace dcnas::sim {
 namespace {
 
 ExecUnit ParseUnit(ConfigReader& r, const std::string& key) {
-  const std::string v = r.String(key);
-  if (v == "matrix") return ExecUnit::kMatrix;
-  if (v == "vector") return ExecUnit::kVector;
-  r.Fail(key, "expected matrix or vector, got '" + v + "'");
+  return r.OneOf<ExecUnit>(key, {{"matrix", ExecUnit::kMatrix}, {"vector", ExecUnit::kVector}});
 }
 
 // The optional keys and their defaults (as ParseStack reads them: the description, the switches
@@ -94,31 +91,18 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
   f.Finish();
   s.depthwise_unit = ParseUnit(r, "depthwise_unit");
   s.grouped_conv_unit = ParseUnit(r, "grouped_conv_unit");
-  const std::string mapping = r.String("grouped_conv_mapping");
-  if (mapping == "packed") {
-    s.grouped_conv_mapping = GroupedMapping::kPacked;
-  } else if (mapping == "expanded") {
-    s.grouped_conv_mapping = GroupedMapping::kExpanded;
-  } else if (mapping == "per_group") {
-    s.grouped_conv_mapping = GroupedMapping::kPerGroup;
-  } else {
-    r.Fail("grouped_conv_mapping", "expected packed, expanded or per_group, got '" + mapping + "'");
-  }
-  s.layout = r.String("layout");
-  if (s.layout != "nhwc" && s.layout != "nchw") r.Fail("layout", "expected nhwc or nchw");
+  s.grouped_conv_mapping =
+      r.OneOf<GroupedMapping>("grouped_conv_mapping", {{"packed", GroupedMapping::kPacked},
+                                                       {"expanded", GroupedMapping::kExpanded},
+                                                       {"per_group", GroupedMapping::kPerGroup}});
+  s.layout = r.OneOfWords("layout", {"nhwc", "nchw"});
   ConfigReader a = r.Map("alignment");
   s.alignment_fp32 = static_cast<int>(a.IntegerOr("fp32", 0, 0, 4096));
   s.alignment_fp16 = static_cast<int>(a.IntegerOr("fp16", 0, 0, 4096));
   s.alignment_bf16 = static_cast<int>(a.IntegerOr("bf16", 0, 0, 4096));
   s.alignment_int8 = static_cast<int>(a.IntegerOr("int8", 0, 0, 4096));
-  const std::string policy = a.String("unaligned");
-  if (policy == "pad") {
-    s.unaligned = UnalignedPolicy::kPad;
-  } else if (policy == "fallback") {
-    s.unaligned = UnalignedPolicy::kFallback;
-  } else {
-    a.Fail("unaligned", "expected pad or fallback, got '" + policy + "'");
-  }
+  s.unaligned = a.OneOf<UnalignedPolicy>(
+      "unaligned", {{"pad", UnalignedPolicy::kPad}, {"fallback", UnalignedPolicy::kFallback}});
   a.Finish();
   s.gemm_min_tile = static_cast<int>(r.IntegerOr("gemm_min_tile", 0, 0, 4096));
   s.gemm_split_k = r.BoolOr("gemm_split_k", false);

@@ -194,7 +194,22 @@ TEST_CASE("bad accelerator input names file and key") {
   t = kMinimal;
   fails(t.replace(t.find("holds_tensors: true"), 19, "holds_tensors: false"), "holds_tensors");
   t = kMinimal;
-  fails(t.replace(t.find("kind: systolic"), 14, "kind: photonic"), "matrix_unit.kind");
+  fails(t.replace(t.find("kind: systolic"), 14, "kind: photonic"),
+        "matrix_unit.kind': expected systolic or tensor_core, got 'photonic'");
+  // Every word-valued key names its choices (and their meanings, where they have one).
+  t = kMinimal;
+  fails(t.replace(t.find("kind: tpu"), 9, "kind: fpga"), "'kind': expected tpu, gpu or cpu");
+  t = kMinimal;
+  fails(t.replace(t.find("scope: core"), 11, "scope: cluster"),
+        "on_chip.0.scope': expected core or chip, got 'cluster'");
+  t = kMinimal;
+  fails(t.replace(t.find("rows: 128"), 9, "rows: 128\n  dataflow: rs"),
+        "expected ws (weight-stationary), os (output-stationary) or is (input-stationary), got "
+        "'rs'");
+  t = kMinimal;
+  fails(t.replace(t.find("bandwidth_gbps: 1000"), 20, "bandwidth_gbps: 1000\n  ecc: chipkill"),
+        "hbm.ecc': expected off, sideband (check bits in separate devices) or inline (check bits "
+        "in the data devices), got 'chipkill'");
   CHECK_THROWS_WITH(LoadAccelerator("tpu-v9"),
                     Contains("unknown accelerator 'tpu-v9'") && Contains("tpu-v"));
   CHECK_THROWS_WITH(LoadAccelerator("tpu-v3", {{"matrix_unit.rowz", "256"}}),
@@ -297,7 +312,14 @@ TEST_CASE("every shipped stack loads; rules as documented") {
                     Contains("async_launches"));
   CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"async_launch", "maybe"}}),
                     Contains("async_launch"));
-  CHECK_THROWS_WITH(LoadStack("tensorrt", {{"depthwise_unit", "gpu"}}), Contains("depthwise_unit"));
+  CHECK_THROWS_WITH(LoadStack("tensorrt", {{"depthwise_unit", "gpu"}}),
+                    Contains("depthwise_unit': expected matrix or vector, got 'gpu'"));
+  CHECK_THROWS_WITH(LoadStack("tensorrt", {{"grouped_conv_mapping", "im2col"}}),
+                    Contains("expected packed, expanded or per_group, got 'im2col'"));
+  CHECK_THROWS_WITH(LoadStack("tensorrt", {{"layout", "chwn"}}),
+                    Contains("layout': expected nhwc or nchw, got 'chwn'"));
+  CHECK_THROWS_WITH(LoadStack("tensorrt", {{"alignment.unaligned", "crash"}}),
+                    Contains("alignment.unaligned': expected pad or fallback, got 'crash'"));
   CHECK_THROWS_WITH(LoadStack("mxnet"), Contains("unknown stack"));
   CHECK(DefaultStackFor("gpu") == "tensorrt");
 }
