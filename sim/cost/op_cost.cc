@@ -100,11 +100,19 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
       w.vector_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.vector_efficiency);
       break;
     }
-    case MatrixPath::kVectorStream:
+    case MatrixPath::kVectorStream: {
       w.unit = Unit::kVector;
-      w.vector_s = VectorSeconds(op.macs * p.ops_depthwise_per_mac, 0, ctx.vector_ops_per_s,
+      // Winograd F(wt x wt, 3 x 3) on the streamed path: the MACs of the (wt+2)^2 element-wise
+      // products per tile and channel pair, (wt+2)^2 / (9 wt^2) of the direct convolution's.
+      double macs = op.macs;
+      const int64_t wt = ctx.kernels.winograd_tile;
+      if (wt > 0 && op.winograd_conv) {
+        macs *= static_cast<double>((wt + 2) * (wt + 2)) / (9.0 * static_cast<double>(wt * wt));
+      }
+      w.vector_s = VectorSeconds(macs * p.ops_depthwise_per_mac, 0, ctx.vector_ops_per_s,
                                  ctx.transcendentals_per_s, p.vector_efficiency);
       break;
+    }
   }
   // Bias (when the kernel has one) runs on the vector unit, as does a training kernel's
   // recomputed elementwise prologue (extra_vector_ops, counted in its FLOPs too).

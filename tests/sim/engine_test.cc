@@ -405,5 +405,32 @@ TEST_CASE("Winograd F(2x2,3x3) cuts the CUDA-core MACs of a 3x3 stride-1 conv by
   CHECK(t_direct / t_wino == Approx(2.25).epsilon(0.05));
 }
 
+TEST_CASE("Winograd on streamed CUDA cores (no tiling) divides the MACs by 9m^2/(m+2)^2") {
+  const AcceleratorSpec spec = testing::TensorCoreTestChip();
+  const CalibrationParams calib = Ideal();
+  StackProfile direct = testing::InferenceTestStack();
+  direct.gemm_tiled_cuda_cores = false;  // the eager stack's streamed CUDA-core convolutions
+  direct.winograd_tile = 0;
+  StackProfile f2 = direct;
+  f2.winograd_tile = 2;
+  StackProfile f4 = direct;
+  f4.winograd_tile = 4;
+  auto vector_s = [&](const PreparedOp& op, const StackProfile& stack) {
+    return cost::ComputeOpWork(op, MakeCostContext(spec, stack, calib, DType::kFp32)).vector_s;
+  };
+  // A 3x3 stride-1 dense conv without bias: the vector time is the MACs' alone, so the ratios are
+  // exact: 36/16 = 2.25 for F(2x2,3x3), 144/36 = 4 for F(4x4,3x3).
+  const PreparedGraph dense = Prepare(testing::ConvGraph(32, 56, 64, 64, 3, DType::kFp32));
+  const PreparedOp& conv = dense.ops.back();
+  REQUIRE(conv.winograd_conv);
+  REQUIRE(conv.flops == Approx(2.0 * conv.macs));
+  CHECK(vector_s(conv, direct) / vector_s(conv, f2) == Approx(2.25));
+  CHECK(vector_s(conv, direct) / vector_s(conv, f4) == Approx(4.0));
+  // A 1x1 convolution is not Winograd-eligible: unchanged.
+  const PreparedGraph pointwise = Prepare(testing::ConvGraph(32, 56, 64, 64, 1, DType::kFp32));
+  REQUIRE_FALSE(pointwise.ops.back().winograd_conv);
+  CHECK(vector_s(pointwise.ops.back(), f4) == Approx(vector_s(pointwise.ops.back(), direct)));
+}
+
 }  // namespace
 }  // namespace dcnas::sim
