@@ -429,8 +429,9 @@ def main():
     d = sys.argv[1]
     unknown = [a for a in sys.argv[2:] if a not in ("--measured", "--cross-stack")]
     if unknown or not os.path.isfile(os.path.join(d, "pairs.txt")):
-        print(f"transfer_study.py: {', '.join(unknown) + ': unknown option' if unknown else d + ': no pairs.txt (run scripts/transfer_study.sh)'}",
-              file=sys.stderr)
+        why = (f"{', '.join(unknown)}: unknown option" if unknown
+               else f"{d}: no pairs.txt (run scripts/transfer_study.sh)")
+        print(f"transfer_study.py: {why}", file=sys.stderr)
         sys.exit(2)
     if "--cross-stack" in sys.argv[2:]:
         cross_stack(d)
