@@ -227,7 +227,7 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
     ConfigReader pw = r.Map("power");
     s.power.board_w = pw.Number("board_w", 1e-3, 1e7);
     s.power.core_w_per_ghz = pw.Number("core_w_per_ghz", 1e-9, 1e7);
-    s.power.dvfs_exponent = pw.NumberOr("dvfs_exponent", 3, 1, 10);
+    s.power.dvfs_exponent = pw.NumberOr("dvfs_exponent", 2, 1, 10);
     pw.Finish();
   }
   int holders = 0;

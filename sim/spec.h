@@ -58,12 +58,13 @@ struct InterconnectSpec {
 // highest clock whose power fits its board limit. The power a chip would draw at its boost clock
 // is core_w_per_ghz x cores x boost, core_w_per_ghz taken from a reference part of the same die
 // or process that is assumed to run at its board power at boost (its board W / (cores x boost)).
-// Along the voltage-frequency curve dynamic power goes as f^dvfs_exponent (P ~ f V^2 with V ~ f:
-// 3), so the sustained clock is boost x min(1, board_w / demand)^(1 / dvfs_exponent).
+// Along the voltage-frequency curve dynamic power goes as f^dvfs_exponent: P ~ f V^2, with V
+// rising less than f near a voltage floor, so between 1 and 3 (default 2; sim/README.md, "Board
+// power"). The sustained clock is boost x min(1, board_w / demand)^(1 / dvfs_exponent).
 struct PowerSpec {
   double board_w = 0;         // board power limit (TDP / TGP), W; 0: no power section
   double core_w_per_ghz = 0;  // W one core draws per GHz at full load and boost voltage
-  double dvfs_exponent = 3;   // P ~ f^k along the voltage-frequency curve
+  double dvfs_exponent = 2;   // P ~ f^k along the voltage-frequency curve
   bool present() const { return board_w > 0; }
 };
 

@@ -119,7 +119,7 @@ TEST_CASE("inline ECC takes 1/16 of the off-chip memory's bandwidth and capacity
                     Contains("hbm.ecc") && Contains("parity"));
 }
 
-TEST_CASE("board power: the sustained clock fits the board limit, with a cubic DVFS curve") {
+TEST_CASE("board power: the sustained clock fits the board limit, with a DVFS curve P ~ f^k") {
   TempDir dir;
   // 10 cores at 2 GHz drawing 5 W per core-GHz want 100 W.
   auto with_power = [&](const std::string& power) {
@@ -134,9 +134,13 @@ TEST_CASE("board power: the sustained clock fits the board limit, with a cubic D
   // Enough board power: the boost clock.
   CHECK(with_power("power: {board_w: 100, core_w_per_ghz: 5}\n").SustainedClockGhz() == 2.0);
   CHECK(with_power("power: {board_w: 250, core_w_per_ghz: 5}\n").SustainedClockGhz() == 2.0);
-  // An eighth of the power: half the clock (P ~ f^3); with a linear curve an eighth of it.
+  // An eighth of the power: 1/sqrt(8) of the clock by default (P ~ f^2); half of it with P ~ f^3;
+  // with a linear curve an eighth of it.
   const AcceleratorSpec capped = with_power("power: {board_w: 12.5, core_w_per_ghz: 5}\n");
-  CHECK(capped.SustainedClockGhz() == Approx(1.0));
+  CHECK(capped.power.dvfs_exponent == 2);
+  CHECK(capped.SustainedClockGhz() == Approx(2.0 / std::sqrt(8.0)));
+  CHECK(with_power("power: {board_w: 12.5, core_w_per_ghz: 5, dvfs_exponent: 3}\n")
+            .SustainedClockGhz() == Approx(1.0));
   CHECK(with_power("power: {board_w: 12.5, core_w_per_ghz: 5, dvfs_exponent: 1}\n")
             .SustainedClockGhz() == Approx(0.25));
   // Spec peaks stay at the boost clock; the fingerprint sees the power section.
@@ -160,11 +164,13 @@ TEST_CASE("board power: the sustained clock fits the board limit, with a cubic D
     CHECK(s.power.present());
     CHECK(s.SustainedClockGhz() == s.clock_ghz);
   }
-  CHECK(LoadAccelerator("t4").SustainedClockGhz() == Approx(1.218).epsilon(0.001));
-  CHECK(LoadAccelerator("a30").SustainedClockGhz() == Approx(1.325).epsilon(0.001));
-  CHECK(LoadAccelerator("a10").SustainedClockGhz() == Approx(1.335).epsilon(0.001));
+  CHECK(LoadAccelerator("t4").SustainedClockGhz() == Approx(1.066).epsilon(0.001));
+  CHECK(LoadAccelerator("a30").SustainedClockGhz() == Approx(1.271).epsilon(0.001));
+  CHECK(LoadAccelerator("a10").SustainedClockGhz() == Approx(1.184).epsilon(0.001));
   CHECK(LoadAccelerator("v100", {{"power.board_w", "150"}}).SustainedClockGhz() ==
-        Approx(1.53 * std::cbrt(150 / (2.45 * 80 * 1.53))));
+        Approx(1.53 * std::sqrt(150 / (2.45 * 80 * 1.53))));
+  CHECK(LoadAccelerator("t4", {{"power.dvfs_exponent", "3"}}).SustainedClockGhz() ==
+        Approx(1.218).epsilon(0.001));
   CHECK_FALSE(LoadAccelerator("tpu-v3").power.present());
 }
 
