@@ -249,6 +249,15 @@ YAML::Node ResolveExtends(const YAML::Node& node, const std::string& file, const
   return ResolveChain(node, file, dir, chain, seen);
 }
 
+void AddMissingKeys(YAML::Node map,
+                    std::initializer_list<std::pair<const char*, std::string>> defaults) {
+  if (!map.IsMap()) return;
+  const YAML::Node& read = map;  // const lookups do not insert
+  for (const auto& [key, value] : defaults) {
+    if (!read[key]) map[key] = value;
+  }
+}
+
 void ApplyOverrides(YAML::Node& root, const std::vector<Override>& overrides,
                     const std::string& file) {
   for (const Override& o : overrides) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dcnas::sim {
@@ -41,6 +42,13 @@ YAML::Node LoadYamlFile(const std::string& path);
 // (most derived first).
 YAML::Node ResolveExtends(const YAML::Node& node, const std::string& file, const std::string& dir,
                           std::vector<std::string>* chain);
+
+// Adds each (key, value) to `map` where the map lacks the key; does nothing if `map` is not a
+// map. Loaders call it for a file's optional keys, with the defaults their parser uses, before
+// ApplyOverrides, so that `--set` reaches a key the file leaves out while a misspelt key is
+// still refused.
+void AddMissingKeys(YAML::Node map,
+                    std::initializer_list<std::pair<const char*, std::string>> defaults);
 
 // Applies overrides to the tree. The path must name an existing key (so typos are caught), and
 // the new value replaces a scalar; throws InputError naming the override and the closest keys.

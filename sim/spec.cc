@@ -67,6 +67,26 @@ uint64_t Fingerprint(const AcceleratorSpec& s) {
   return h;
 }
 
+// The optional keys of a chip file and the defaults ParseAccelerator reads for them (a
+// section's keys where the file has the section; the dataflow keys where the matrix unit is
+// systolic): added where the file leaves them out, so that --set reaches them.
+void AddOptionalKeys(YAML::Node& root) {
+  if (!root.IsMap()) return;
+  AddMissingKeys(root, {{"description", ""}, {"hypothetical", "false"}});
+  const YAML::Node& read = root;
+  if (read["hbm"]) AddMissingKeys(root["hbm"], {{"ecc", "off"}});
+  const YAML::Node mu = read["matrix_unit"];
+  if (mu && mu.IsMap() && mu["kind"] && mu["kind"].IsScalar() &&
+      mu["kind"].Scalar() == "systolic") {
+    AddMissingKeys(root["matrix_unit"], {{"dataflow", "ws"}, {"double_buffered", "true"}});
+  }
+  if (read["interconnect"]) {
+    AddMissingKeys(root["interconnect"],
+                   {{"name", ""}, {"link_latency_us", "0"}, {"replicas_per_chip", "1"}});
+  }
+  if (read["power"]) AddMissingKeys(root["power"], {{"dvfs_exponent", "2"}});
+}
+
 }  // namespace
 
 double AcceleratorSpec::SustainedClockGhz() const {
@@ -247,6 +267,7 @@ AcceleratorSpec LoadAccelerator(const std::string& name_or_path,
   const std::string dir = std::filesystem::path(file).parent_path().string();
   std::vector<std::string> chain;
   YAML::Node root = ResolveExtends(LoadYamlFile(file), file, dir.empty() ? "." : dir, &chain);
+  AddOptionalKeys(root);
   ApplyOverrides(root, overrides, file);
   AcceleratorSpec s = ParseAccelerator(root, file);
   s.extends_chain = chain;

@@ -17,30 +17,20 @@ ExecUnit ParseUnit(ConfigReader& r, const std::string& key) {
 // and the per-dtype alignments): added where a stack file leaves them out, so that
 // --set stack.KEY=VALUE reaches them; a misspelt key is still refused.
 void AddOptionalKeys(YAML::Node& root) {
-  static const std::pair<const char*, const char*> kOptional[] = {
-      {"gemm_min_tile", "0"},
-      {"gemm_split_k", "false"},
-      {"gemm_tiled_cuda_cores", "false"},
-      {"winograd_tile", "0"},
-      {"inter_kernel_reuse", "false"},
-      {"async_launch", "false"},
-      {"intermediates_in_registers", "false"},
-      {"allreduce_overlap", "0"},
-      {"rematerialize_elementwise", "false"}};
-  static const std::pair<const char*, const char*> kOptionalAlignment[] = {
-      {"fp32", "0"}, {"fp16", "0"}, {"bf16", "0"}, {"int8", "0"}};
   if (!root.IsMap()) return;
+  AddMissingKeys(root, {{"description", ""},
+                        {"gemm_min_tile", "0"},
+                        {"gemm_split_k", "false"},
+                        {"gemm_tiled_cuda_cores", "false"},
+                        {"winograd_tile", "0"},
+                        {"inter_kernel_reuse", "false"},
+                        {"async_launch", "false"},
+                        {"intermediates_in_registers", "false"},
+                        {"allreduce_overlap", "0"},
+                        {"rematerialize_elementwise", "false"}});
   const YAML::Node& read = root;
-  if (!read["description"]) root["description"] = "";
-  for (const auto& [key, value] : kOptional) {
-    if (!read[key]) root[key] = value;
-  }
   if (!read["alignment"] || !read["alignment"].IsMap()) return;  // required: ParseStack names it
-  YAML::Node alignment = root["alignment"];
-  const YAML::Node& read_alignment = alignment;
-  for (const auto& [key, value] : kOptionalAlignment) {
-    if (!read_alignment[key]) alignment[key] = value;
-  }
+  AddMissingKeys(root["alignment"], {{"fp32", "0"}, {"fp16", "0"}, {"bf16", "0"}, {"int8", "0"}});
 }
 
 }  // namespace

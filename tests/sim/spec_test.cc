@@ -171,6 +171,20 @@ TEST_CASE("board power: the sustained clock fits the board limit, with a DVFS cu
         Approx(1.53 * std::sqrt(150 / (2.45 * 80 * 1.53))));
   CHECK(LoadAccelerator("t4", {{"power.dvfs_exponent", "3"}}).SustainedClockGhz() ==
         Approx(1.218).epsilon(0.001));
+  // Optional keys a chip file leaves out are reachable by --set (tpu-v2 names no ECC, dataflow
+  // or double buffering); keys of a section the file lacks, and misspelt keys, are not.
+  const AcceleratorSpec v2 = LoadAccelerator("tpu-v2", {{"hbm.ecc", "inline"},
+                                                        {"matrix_unit.dataflow", "os"},
+                                                        {"matrix_unit.double_buffered", "false"}});
+  CHECK(v2.hbm_ecc == HbmEcc::kInline);
+  CHECK(v2.matrix_unit.dataflow == cost::Dataflow::kOutputStationary);
+  CHECK_FALSE(v2.matrix_unit.double_buffered);
+  CHECK_THROWS_WITH(LoadAccelerator("tpu-v2", {{"power.dvfs_exponent", "3"}}),
+                    Contains("no key 'power'"));
+  CHECK_THROWS_WITH(LoadAccelerator("t4", {{"power.dvfs_exponet", "3"}}),
+                    Contains("power.dvfs_exponet") && Contains("dvfs_exponent"));
+  CHECK_THROWS_WITH(LoadAccelerator("t4", {{"matrix_unit.dataflow", "os"}}),
+                    Contains("matrix_unit.dataflow"));
   CHECK_FALSE(LoadAccelerator("tpu-v3").power.present());
 }
 
