@@ -13,7 +13,9 @@
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
 # (transfer/tile-selection/), the per-SM streaming limit fitted in place of the memory efficiency
 # (transfer/per-sm-stream/, shipped stacks; with tile selection transfer/per-sm-stream-tile-
-# selection/), and asynchronous launches on the eager and the tensorrt stack
+# selection/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, and with
+# the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), and asynchronous launches on
+# the eager and the tensorrt stack
 # (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
 # in registers transfer/ampere-trt-registers/), fitted on more fields than the shipped
@@ -251,6 +253,32 @@ tf="$variant/tensorflow-tile-selection.yaml"
 devices+=("${tf_devices[@]}")
 pairs+=("${tf_pairs[@]}")
 study "$variant" data/calibrated/reports/transfer/tile-selection/pytorch-eager-tile-selection.yaml
+devices=("${eager_devices[@]}")
+pairs=("${eager_pairs[@]}")
+tf=tensorflow
+per_sm_start=
+# Kernel selection for grouped convolutions alone (grouped_conv_min_tile: 32, the tensorrt
+# stack's smallest tile), on the eager and the TensorFlow stack: a group's GEMM is tiled with
+# narrow tiles instead of padding each group to the 128-wide tile. With the shipped memory model
+# (transfer/grouped-tiles/, and the training profile's fit as a regression check), and with the
+# per-SM streaming limit (transfer/per-sm-stream-grouped-tiles/).
+variant=data/calibrated/reports/transfer/grouped-tiles
+mkdir -p "$variant"
+stack_with pytorch-eager "$variant/pytorch-eager-grouped-tiles.yaml" grouped_conv_min_tile=32
+stack_with tensorflow "$variant/tensorflow-grouped-tiles.yaml" grouped_conv_min_tile=32
+tf="$variant/tensorflow-grouped-tiles.yaml"
+devices+=("${tf_devices[@]}")
+pairs+=("${tf_pairs[@]}")
+study "$variant" "$variant/pytorch-eager-grouped-tiles.yaml"
+"$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-grouped-tiles.yaml" \
+  --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
+  --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
+grouped_eager="$variant/pytorch-eager-grouped-tiles.yaml"
+variant=data/calibrated/reports/transfer/per-sm-stream-grouped-tiles
+mkdir -p "$variant"
+cp data/calibrated/reports/transfer/per-sm-stream/start.yaml "$variant/start.yaml"
+per_sm_start="$variant/start.yaml"
+study "$variant" "$grouped_eager"
 devices=("${eager_devices[@]}")
 pairs=("${eager_pairs[@]}")
 tf=tensorflow

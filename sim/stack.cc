@@ -20,6 +20,7 @@ void AddOptionalKeys(YAML::Node& root) {
   if (!root.IsMap()) return;
   AddMissingKeys(root, {{"description", ""},
                         {"gemm_min_tile", "0"},
+                        {"grouped_conv_min_tile", "0"},
                         {"gemm_split_k", "false"},
                         {"gemm_tiled_cuda_cores", "false"},
                         {"winograd_tile", "0"},
@@ -95,6 +96,7 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
       "unaligned", {{"pad", UnalignedPolicy::kPad}, {"fallback", UnalignedPolicy::kFallback}});
   a.Finish();
   s.gemm_min_tile = static_cast<int>(r.IntegerOr("gemm_min_tile", 0, 0, 4096));
+  s.grouped_conv_min_tile = static_cast<int>(r.IntegerOr("grouped_conv_min_tile", 0, 0, 4096));
   s.gemm_split_k = r.BoolOr("gemm_split_k", false);
   s.gemm_tiled_cuda_cores = r.BoolOr("gemm_tiled_cuda_cores", false);
   s.winograd_tile = static_cast<int>(r.IntegerOr("winograd_tile", 0, 0, 6));
@@ -123,6 +125,7 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
                      static_cast<uint64_t>(s.alignment_int8),
                      static_cast<uint64_t>(s.unaligned),
                      static_cast<uint64_t>(s.gemm_min_tile),
+                     static_cast<uint64_t>(s.grouped_conv_min_tile),
                      uint64_t{s.gemm_split_k},
                      uint64_t{s.gemm_tiled_cuda_cores},
                      static_cast<uint64_t>(s.winograd_tile),

@@ -78,9 +78,11 @@ MappedGemm MapGemm(const PreparedOp& op, const CostContext& ctx, MatrixPath path
 // or on tiled CUDA cores (TensorCoreCycles at the vector rate / ops_depthwise_per_mac). The
 // vector stream is not counted in cycles (its time is VectorSeconds of the op's MACs): zero.
 // `split_reduction` (a weight gradient's long reduction) lets tensor cores split K over idle SMs
-// even where the stack's GEMMs do not (KernelRules::gemm_split_k).
+// even where the stack's GEMMs do not (KernelRules::gemm_split_k). `grouped_conv` (a grouped,
+// not depthwise, convolution's GEMM) selects its tiles down to KernelRules::grouped_conv_min_tile
+// where the stack sets one.
 MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path,
-                               bool split_reduction = false);
+                               bool split_reduction = false, bool grouped_conv = false);
 
 // Accumulated cost terms of a (possibly fused) group of ops.
 struct GroupTerms {

@@ -354,15 +354,7 @@ TEST_CASE("the report embeds what was simulated") {
 TEST_CASE("per-group grouped convolutions: one GEMM and one launch per group") {
   const AcceleratorSpec spec = testing::SmallTensorCoreTestChip();
   const CalibrationParams calib = Ideal();
-  models::GraphInfo info;
-  info.model = "grouped";
-  info.batch = 1;
-  info.dtype = DType::kFp16;
-  models::GraphBuilder b(info);
-  models::GraphBuilder::ConvOptions o;
-  o.groups = 32;
-  b.Conv(b.Input(56, 56, 128), 128, 3, o);
-  const models::Graph g = b.Finish();
+  const models::Graph g = testing::GroupedConvGraph(1, 56, 128, 32, DType::kFp16);
   const PreparedGraph p = Prepare(g);
   const PreparedOp& conv = p.ops.back();
   REQUIRE(conv.gemm.groups == 32);

@@ -20,15 +20,7 @@ using models::DType;
 PreparedOp LastOp(const models::Graph& g) { return Prepare(g).ops.back(); }
 
 PreparedOp GroupedConv(DType dtype) {
-  models::GraphInfo info;
-  info.model = "grouped";
-  info.batch = 2;
-  info.dtype = dtype;
-  models::GraphBuilder b(info);
-  models::GraphBuilder::ConvOptions o;
-  o.groups = 32;
-  b.Conv(b.Input(14, 14, 128), 128, 3, o);
-  return LastOp(b.Finish());
+  return LastOp(testing::GroupedConvGraph(2, 14, 128, 32, dtype));
 }
 
 PreparedOp Depthwise(DType dtype) {
@@ -173,6 +165,58 @@ TEST_CASE("CountMatrixCycles: systolic fill and drain, dtype passes, tensor-core
   eager.gemm_tiled_cuda_cores = true;
   CHECK(CountMatrixCycles(gemm, Context(gpu, eager, DType::kFp32), MatrixPath::kTiledCudaCores)
             .cycles == 4.0 * 32 * 128 * 128 / 64);
+}
+
+TEST_CASE(
+    "grouped_conv_min_tile: a grouped convolution's GEMM selects narrow tiles, dense GEMMs keep "
+    "theirs") {
+  // 32 groups of M = 80 x 128, K = 72, N = 8 on 80 SMs of 512 fp16 MACs per cycle.
+  const AcceleratorSpec gpu = testing::TensorCoreTestChip();
+  StackProfile eager = testing::EagerTestStack();
+  REQUIRE(eager.gemm_min_tile == 0);
+  const cost::Gemm grouped{.m = int64_t{80} * 128, .k = 72, .n = 8, .groups = 32};
+  const auto cycles = [&](const StackProfile& s, bool is_grouped) {
+    return CountMatrixCycles(grouped, Context(gpu, s, DType::kFp16), MatrixPath::kMatrixUnit, false,
+                             is_grouped)
+        .cycles;
+  };
+  // The accelerator's 128 x 128 tile pads every group to 128 columns: 32 waves of 3 K steps of
+  // 32 x 128*128 / 512 cycles.
+  const double padded = 32.0 * 3 * 32 * 128 * 128 / 512;
+  CHECK(cycles(eager, true) == Approx(padded));
+  eager.grouped_conv_min_tile = 32;
+  CHECK(cycles(eager, false) == Approx(padded));  // a dense GEMM keeps the accelerator's tile
+  // 128 x 32 tiles: the same 2560 tiles (32 waves), each K step bound by its operands,
+  // (128 + 32) x 2 bytes at the L2's 2500 GB/s x 0.8 over 80 SMs at 1.53 GHz.
+  const double per_sm = 2500e9 * 0.8 / (1.53e9 * 80);
+  const double narrow = 32.0 * 3 * 32 * (160.0 * 2 / per_sm);
+  CHECK(cycles(eager, true) == Approx(narrow));
+  CHECK(narrow < 0.7 * padded);
+  // Where every GEMM selects its tile (gemm_min_tile), grouped_conv_min_tile overrides it for
+  // grouped convolutions only.
+  eager.gemm_min_tile = 64;
+  eager.grouped_conv_min_tile = 0;
+  const double at64 = cycles(eager, true);
+  CHECK(at64 > narrow);
+  eager.grouped_conv_min_tile = 32;
+  CHECK(cycles(eager, true) == Approx(narrow));
+  CHECK(cycles(eager, false) == Approx(at64));
+
+  // Through the op: a 32-group convolution's matrix time falls, a dense one's does not move.
+  // 8 channels per group: aligned for the tensor cores.
+  const PreparedOp op = LastOp(testing::GroupedConvGraph(16, 14, 256, 32, DType::kFp16));
+  REQUIRE(op.gemm.n == 8);
+  const PreparedOp dense = LastOp(testing::ConvGraph(2, 14, 128, 128, 3, DType::kFp16));
+  StackProfile plain = testing::EagerTestStack();
+  StackProfile narrow_groups = plain;
+  narrow_groups.grouped_conv_min_tile = 32;
+  const auto matrix_s = [&](const PreparedOp& o, const StackProfile& s) {
+    return cost::ComputeOpWork(o, Context(gpu, s, DType::kFp16)).matrix_s;
+  };
+  REQUIRE(matrix_s(op, plain) > 0);
+  CHECK(matrix_s(op, narrow_groups) < 0.7 * matrix_s(op, plain));
+  REQUIRE(matrix_s(dense, plain) > 0);
+  CHECK(matrix_s(dense, narrow_groups) == matrix_s(dense, plain));
 }
 
 TEST_CASE("inter-kernel reuse: an input still resident in L2 is read at L2 bandwidth") {

@@ -292,6 +292,7 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK_FALSE(eager.async_launch);
   CHECK_FALSE(eager.inter_kernel_reuse);
   CHECK(eager.gemm_min_tile == 0);
+  CHECK(eager.grouped_conv_min_tile == 0);
   // TensorFlow's graph executor without XLA: the eager rules (one kernel per op), in NHWC.
   const StackProfile tf = LoadStack("tensorflow");
   CHECK(tf.max_group_ops == 1);
@@ -306,6 +307,12 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK(queued.gemm_min_tile == 32);
   CHECK(queued.fingerprint != eager.fingerprint);
   CHECK(LoadStack("tensorrt", {{"intermediates_in_registers", "true"}}).intermediates_in_registers);
+  const StackProfile narrow_groups = LoadStack("tensorflow", {{"grouped_conv_min_tile", "32"}});
+  CHECK(narrow_groups.grouped_conv_min_tile == 32);
+  CHECK(narrow_groups.gemm_min_tile == 0);
+  CHECK(narrow_groups.fingerprint != tf.fingerprint);
+  CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"grouped_conv_min_tile", "-1"}}),
+                    Contains("grouped_conv_min_tile"));
   // Every optional key, including nested alignments a file leaves out (tensorrt sets no fp32
   // alignment, pytorch-eager no int8 one).
   const StackProfile trt_set = LoadStack("tensorrt", {{"alignment.fp32", "4"},

@@ -168,14 +168,19 @@ inline StackProfile EagerTestStack() {
   return s;
 }
 
-// input [n, hw, hw, c] -> relu (a memory-bound elementwise kernel).
-inline models::Graph ReluGraph(int n, int hw, int c, models::DType dtype) {
+// The graph info of the one-op test graphs below.
+inline models::GraphInfo GraphInfoOf(const char* model, int n, int hw, models::DType dtype) {
   models::GraphInfo info;
-  info.model = "relu";
+  info.model = model;
   info.batch = n;
   info.resolution = hw;
   info.dtype = dtype;
-  models::GraphBuilder b(info);
+  return info;
+}
+
+// input [n, hw, hw, c] -> relu (a memory-bound elementwise kernel).
+inline models::Graph ReluGraph(int n, int hw, int c, models::DType dtype) {
+  models::GraphBuilder b(GraphInfoOf("relu", n, hw, dtype));
   const int x = b.Input(hw, hw, c);
   b.Act(x, models::Activation::kRelu);
   return b.Finish();
@@ -185,16 +190,20 @@ inline models::Graph ReluGraph(int n, int hw, int c, models::DType dtype) {
 inline models::Graph ConvGraph(int n, int hw, int cin, int cout, int kernel, models::DType dtype,
                                bool bn_act = false,
                                models::Activation act = models::Activation::kRelu) {
-  models::GraphInfo info;
-  info.model = "conv";
-  info.batch = n;
-  info.resolution = hw;
-  info.dtype = dtype;
-  models::GraphBuilder b(info);
+  models::GraphBuilder b(GraphInfoOf("conv", n, hw, dtype));
   const int x = b.Input(hw, hw, cin);
   int y = b.Conv(x, cout, kernel, 1);
   if (bn_act) y = b.Act(b.BatchNorm(y), act);
   (void)y;
+  return b.Finish();
+}
+
+// input [n, hw, hw, c] -> 3x3 convolution to c channels in `groups` groups.
+inline models::Graph GroupedConvGraph(int n, int hw, int c, int groups, models::DType dtype) {
+  models::GraphBuilder b(GraphInfoOf("grouped", n, hw, dtype));
+  models::GraphBuilder::ConvOptions o;
+  o.groups = groups;
+  b.Conv(b.Input(hw, hw, c), c, 3, o);
   return b.Finish();
 }
 
