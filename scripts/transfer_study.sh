@@ -182,11 +182,15 @@ echo "== pooled eager fp16 fit with the per-core streaming limit"
 
 eager_devices=("${devices[@]}")
 eager_pairs=("${pairs[@]}")
-devices+=("${tf_devices[@]}")
-pairs+=("${tf_pairs[@]}")
-study data/calibrated/reports/transfer pytorch-eager --measured
-devices=("${eager_devices[@]}")
-pairs=("${eager_pairs[@]}")
+# study with the TensorFlow pair (its stack $tf) added to the eager chips, which stay the list.
+study_with_tf() {  # OUT_DIR EAGER_STACK [--measured]
+  devices+=("${tf_devices[@]}")
+  pairs+=("${tf_pairs[@]}")
+  study "$@"
+  devices=("${eager_devices[@]}")
+  pairs=("${eager_pairs[@]}")
+}
+study_with_tf data/calibrated/reports/transfer pytorch-eager --measured
 # The simulator's speedups for the configurations of the cross-stack table (transfer_study.py,
 # cross_stack.tsv): chip A's eager fit on both chips' spec sheets (the A100 as the 40 GB and the
 # 80 GB part).
@@ -236,11 +240,7 @@ mkdir -p "$variant"
 printf 'name: per-sm-stream-start\ndescription: "start (and regularisation target) of the per-SM streaming fits: memory efficiency held at 0.9"\nparams:\n  memory_efficiency: 0.9\n  core_stream_bytes_per_cycle: 6\n' \
   > "$variant/start.yaml"
 per_sm_start="$variant/start.yaml"
-devices+=("${tf_devices[@]}")
-pairs+=("${tf_pairs[@]}")
-study "$variant" pytorch-eager
-devices=("${eager_devices[@]}")
-pairs=("${eager_pairs[@]}")
+study_with_tf "$variant" pytorch-eager
 # The same fits on the tile-selection eager stack: both mechanisms at once (the start profile
 # written above); the TensorFlow pair with the same two switches on its stack.
 variant=data/calibrated/reports/transfer/per-sm-stream-tile-selection
@@ -250,11 +250,7 @@ per_sm_start="$variant/start.yaml"
 stack_with tensorflow "$variant/tensorflow-tile-selection.yaml" gemm_min_tile=32 \
   inter_kernel_reuse=true
 tf="$variant/tensorflow-tile-selection.yaml"
-devices+=("${tf_devices[@]}")
-pairs+=("${tf_pairs[@]}")
-study "$variant" data/calibrated/reports/transfer/tile-selection/pytorch-eager-tile-selection.yaml
-devices=("${eager_devices[@]}")
-pairs=("${eager_pairs[@]}")
+study_with_tf "$variant" data/calibrated/reports/transfer/tile-selection/pytorch-eager-tile-selection.yaml
 tf=tensorflow
 per_sm_start=
 # Kernel selection for grouped convolutions alone (grouped_conv_min_tile: 32, the tensorrt
@@ -267,9 +263,7 @@ mkdir -p "$variant"
 stack_with pytorch-eager "$variant/pytorch-eager-grouped-tiles.yaml" grouped_conv_min_tile=32
 stack_with tensorflow "$variant/tensorflow-grouped-tiles.yaml" grouped_conv_min_tile=32
 tf="$variant/tensorflow-grouped-tiles.yaml"
-devices+=("${tf_devices[@]}")
-pairs+=("${tf_pairs[@]}")
-study "$variant" "$variant/pytorch-eager-grouped-tiles.yaml"
+study_with_tf "$variant" "$variant/pytorch-eager-grouped-tiles.yaml"
 "$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-grouped-tiles.yaml" \
   --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
   --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
@@ -278,9 +272,7 @@ variant=data/calibrated/reports/transfer/per-sm-stream-grouped-tiles
 mkdir -p "$variant"
 cp data/calibrated/reports/transfer/per-sm-stream/start.yaml "$variant/start.yaml"
 per_sm_start="$variant/start.yaml"
-study "$variant" "$grouped_eager"
-devices=("${eager_devices[@]}")
-pairs=("${eager_pairs[@]}")
+study_with_tf "$variant" "$grouped_eager"
 tf=tensorflow
 per_sm_start=
 # Third variant: asynchronous launches (async_launch) on both stacks, each kernel's overhead the

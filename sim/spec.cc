@@ -67,9 +67,10 @@ uint64_t Fingerprint(const AcceleratorSpec& s) {
   return h;
 }
 
-// The optional keys of a chip file and the defaults ParseAccelerator reads for them (a
-// section's keys where the file has the section; the dataflow keys where the matrix unit is
-// systolic): added where the file leaves them out, so that --set reaches them.
+// The optional keys of a chip file and their defaults (a section's keys where the file has the
+// section; the dataflow keys where the matrix unit is systolic), the one place those defaults are
+// written: added where the file leaves them out, before --set (so that --set reaches them) and
+// before ParseAccelerator, which reads them as required keys.
 void AddOptionalKeys(YAML::Node& root) {
   if (!root.IsMap()) return;
   AddMissingKeys(root, {{"description", ""}, {"hypothetical", "false"}});
@@ -158,13 +159,14 @@ std::string ResolveDataFile(const std::string& folder, const std::string& name_o
 
 std::vector<std::string> AcceleratorNames() { return DataFileNames("accelerators"); }
 
-AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file) {
+AcceleratorSpec ParseAccelerator(YAML::Node root, const std::string& file) {
+  AddOptionalKeys(root);
   ConfigReader r(root, file, "");
   AcceleratorSpec s;
   s.file = file;
   s.name = r.String("name");
-  s.description = r.StringOr("description", "");
-  s.hypothetical = r.BoolOr("hypothetical", false);
+  s.description = r.String("description");
+  s.hypothetical = r.Bool("hypothetical");
   s.kind = r.OneOfWords("kind", {"tpu", "gpu", "cpu"});
   s.clock_ghz = r.Number("clock_ghz", 1e-3, 100);
   s.cores = static_cast<int>(r.Integer("cores", 1, 1 << 20));
@@ -176,12 +178,11 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
   if (mu.kind == MatrixKind::kSystolic) {
     mu.rows = static_cast<int>(m.Integer("rows", 1, 1 << 16));
     mu.cols = static_cast<int>(m.Integer("cols", 1, 1 << 16));
-    mu.dataflow =
-        m.OneOfOr<cost::Dataflow>("dataflow", "ws",
-                                  {{"ws", cost::Dataflow::kWeightStationary, "weight-stationary"},
-                                   {"os", cost::Dataflow::kOutputStationary, "output-stationary"},
-                                   {"is", cost::Dataflow::kInputStationary, "input-stationary"}});
-    mu.double_buffered = m.BoolOr("double_buffered", true);
+    mu.dataflow = m.OneOf<cost::Dataflow>(
+        "dataflow", {{"ws", cost::Dataflow::kWeightStationary, "weight-stationary"},
+                     {"os", cost::Dataflow::kOutputStationary, "output-stationary"},
+                     {"is", cost::Dataflow::kInputStationary, "input-stationary"}});
+    mu.double_buffered = m.Bool("double_buffered");
   } else {
     mu.tile_m = static_cast<int>(m.Integer("tile_m", 1, 1 << 16));
     mu.tile_n = static_cast<int>(m.Integer("tile_n", 1, 1 << 16));
@@ -212,10 +213,10 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
   ConfigReader h = r.Map("hbm");
   s.hbm_capacity_gib = h.Number("capacity_gib", 1e-6, 1e6);
   s.hbm_bandwidth_gbps = h.Number("bandwidth_gbps", 1e-6, 1e9);
-  s.hbm_ecc = h.OneOfOr<HbmEcc>("ecc", "off",
-                                {{"off", HbmEcc::kOff},
-                                 {"sideband", HbmEcc::kSideband, "check bits in separate devices"},
-                                 {"inline", HbmEcc::kInline, "check bits in the data devices"}});
+  s.hbm_ecc =
+      h.OneOf<HbmEcc>("ecc", {{"off", HbmEcc::kOff},
+                              {"sideband", HbmEcc::kSideband, "check bits in separate devices"},
+                              {"inline", HbmEcc::kInline, "check bits in the data devices"}});
   h.Finish();
 
   for (ConfigReader l : r.MapList("on_chip")) {
@@ -232,22 +233,22 @@ AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file
     ConfigReader ic = r.Map("interconnect");
     InterconnectSpec& c = s.interconnect;
     c.topology = ic.OneOfWords("topology", {"ring", "switch", "torus2d"});
-    c.name = ic.StringOr("name", "");
+    c.name = ic.String("name");
     c.links_per_chip = static_cast<int>(ic.Integer("links_per_chip", 1, 1024));
     if (c.topology == "torus2d" && c.links_per_chip % 4 != 0) {
       ic.Fail("links_per_chip", "a 2D torus needs a multiple of 4 links (+x, -x, +y, -y), got " +
                                     std::to_string(c.links_per_chip));
     }
     c.link_bandwidth_gbps = ic.Number("link_bandwidth_gbps", 1e-6, 1e9);
-    c.link_latency_us = ic.NumberOr("link_latency_us", 0, 0, 1e6);
-    c.replicas_per_chip = static_cast<int>(ic.IntegerOr("replicas_per_chip", 1, 1, 1024));
+    c.link_latency_us = ic.Number("link_latency_us", 0, 1e6);
+    c.replicas_per_chip = static_cast<int>(ic.Integer("replicas_per_chip", 1, 1024));
     ic.Finish();
   }
   if (r.Has("power")) {
     ConfigReader pw = r.Map("power");
     s.power.board_w = pw.Number("board_w", 1e-3, 1e7);
     s.power.core_w_per_ghz = pw.Number("core_w_per_ghz", 1e-9, 1e7);
-    s.power.dvfs_exponent = pw.NumberOr("dvfs_exponent", 2, 1, 10);
+    s.power.dvfs_exponent = pw.Number("dvfs_exponent", 1, 10);
     pw.Finish();
   }
   int holders = 0;
@@ -267,7 +268,7 @@ AcceleratorSpec LoadAccelerator(const std::string& name_or_path,
   const std::string dir = std::filesystem::path(file).parent_path().string();
   std::vector<std::string> chain;
   YAML::Node root = ResolveExtends(LoadYamlFile(file), file, dir.empty() ? "." : dir, &chain);
-  AddOptionalKeys(root);
+  AddOptionalKeys(root);  // before the overrides, so that they reach the optional keys
   ApplyOverrides(root, overrides, file);
   AcceleratorSpec s = ParseAccelerator(root, file);
   s.extends_chain = chain;

@@ -132,8 +132,9 @@ std::vector<std::string> AcceleratorNames();
 AcceleratorSpec LoadAccelerator(const std::string& name_or_path,
                                 const std::vector<Override>& overrides = {});
 
-// Parses an already resolved YAML tree (tests build trees in memory).
-AcceleratorSpec ParseAccelerator(const YAML::Node& root, const std::string& file);
+// Parses an already resolved YAML tree (tests build trees in memory); first adds the optional
+// keys it leaves out, with their defaults, to `root` (a handle: the caller's tree).
+AcceleratorSpec ParseAccelerator(YAML::Node root, const std::string& file);
 
 // Resolves a data-file name in data/<folder>/ (or a path) with closest-name errors.
 std::string ResolveDataFile(const std::string& folder, const std::string& name_or_path,

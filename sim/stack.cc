@@ -13,9 +13,10 @@ ExecUnit ParseUnit(ConfigReader& r, const std::string& key) {
   return r.OneOf<ExecUnit>(key, {{"matrix", ExecUnit::kMatrix}, {"vector", ExecUnit::kVector}});
 }
 
-// The optional keys and their defaults (as ParseStack reads them: the description, the switches
-// and the per-dtype alignments): added where a stack file leaves them out, so that
-// --set stack.KEY=VALUE reaches them; a misspelt key is still refused.
+// The optional keys of a stack file and their defaults (the description, the switches and the
+// per-dtype alignments), the one place those defaults are written: added where the file leaves
+// them out, before --set (so that --set stack.KEY=VALUE reaches them; a misspelt key is still
+// refused) and before ParseStack, which reads them as required keys.
 void AddOptionalKeys(YAML::Node& root) {
   if (!root.IsMap()) return;
   AddMissingKeys(root, {{"description", ""},
@@ -58,12 +59,13 @@ std::string DefaultStackFor(const std::string& accelerator_kind) {
   return "libtorch-cpu";
 }
 
-StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
+StackProfile ParseStack(YAML::Node root, const std::string& file) {
+  AddOptionalKeys(root);
   ConfigReader r(root, file, "");
   StackProfile s;
   s.file = file;
   s.name = r.String("name");
-  s.description = r.StringOr("description", "");
+  s.description = r.String("description");
   s.kernel_overhead_us = r.Number("kernel_overhead_us", 0, 1e6);
   ConfigReader f = r.Map("fusion");
   s.fuse_batch_norm = f.Bool("batch_norm");
@@ -88,23 +90,23 @@ StackProfile ParseStack(const YAML::Node& root, const std::string& file) {
                                                        {"per_group", GroupedMapping::kPerGroup}});
   s.layout = r.OneOfWords("layout", {"nhwc", "nchw"});
   ConfigReader a = r.Map("alignment");
-  s.alignment_fp32 = static_cast<int>(a.IntegerOr("fp32", 0, 0, 4096));
-  s.alignment_fp16 = static_cast<int>(a.IntegerOr("fp16", 0, 0, 4096));
-  s.alignment_bf16 = static_cast<int>(a.IntegerOr("bf16", 0, 0, 4096));
-  s.alignment_int8 = static_cast<int>(a.IntegerOr("int8", 0, 0, 4096));
+  s.alignment_fp32 = static_cast<int>(a.Integer("fp32", 0, 4096));
+  s.alignment_fp16 = static_cast<int>(a.Integer("fp16", 0, 4096));
+  s.alignment_bf16 = static_cast<int>(a.Integer("bf16", 0, 4096));
+  s.alignment_int8 = static_cast<int>(a.Integer("int8", 0, 4096));
   s.unaligned = a.OneOf<UnalignedPolicy>(
       "unaligned", {{"pad", UnalignedPolicy::kPad}, {"fallback", UnalignedPolicy::kFallback}});
   a.Finish();
-  s.gemm_min_tile = static_cast<int>(r.IntegerOr("gemm_min_tile", 0, 0, 4096));
-  s.grouped_conv_min_tile = static_cast<int>(r.IntegerOr("grouped_conv_min_tile", 0, 0, 4096));
-  s.gemm_split_k = r.BoolOr("gemm_split_k", false);
-  s.gemm_tiled_cuda_cores = r.BoolOr("gemm_tiled_cuda_cores", false);
-  s.winograd_tile = static_cast<int>(r.IntegerOr("winograd_tile", 0, 0, 6));
-  s.inter_kernel_reuse = r.BoolOr("inter_kernel_reuse", false);
-  s.async_launch = r.BoolOr("async_launch", false);
-  s.intermediates_in_registers = r.BoolOr("intermediates_in_registers", false);
-  s.allreduce_overlap = r.NumberOr("allreduce_overlap", 0, 0, 1);
-  s.rematerialize_elementwise = r.BoolOr("rematerialize_elementwise", false);
+  s.gemm_min_tile = static_cast<int>(r.Integer("gemm_min_tile", 0, 4096));
+  s.grouped_conv_min_tile = static_cast<int>(r.Integer("grouped_conv_min_tile", 0, 4096));
+  s.gemm_split_k = r.Bool("gemm_split_k");
+  s.gemm_tiled_cuda_cores = r.Bool("gemm_tiled_cuda_cores");
+  s.winograd_tile = static_cast<int>(r.Integer("winograd_tile", 0, 6));
+  s.inter_kernel_reuse = r.Bool("inter_kernel_reuse");
+  s.async_launch = r.Bool("async_launch");
+  s.intermediates_in_registers = r.Bool("intermediates_in_registers");
+  s.allreduce_overlap = r.Number("allreduce_overlap", 0, 1);
+  s.rematerialize_elementwise = r.Bool("rematerialize_elementwise");
   r.Finish();
   uint64_t h = 0x84222325cbf29ce4ULL;
   h = HashDouble(h, s.kernel_overhead_us);
@@ -143,7 +145,7 @@ StackProfile LoadStack(const std::string& name_or_path, const std::vector<Overri
   const std::string file = ResolveDataFile("stacks", name_or_path, "stack");
   const std::string dir = std::filesystem::path(file).parent_path().string();
   YAML::Node root = ResolveExtends(LoadYamlFile(file), file, dir.empty() ? "." : dir, nullptr);
-  AddOptionalKeys(root);
+  AddOptionalKeys(root);  // before the overrides, so that they reach the optional keys
   ApplyOverrides(root, overrides, file);
   StackProfile s = ParseStack(root, file);
   s.overrides = overrides;

@@ -68,8 +68,9 @@ std::vector<std::string> StackNames();
 // and key).
 StackProfile LoadStack(const std::string& name_or_path,
                        const std::vector<Override>& overrides = {});
-// Parses an already resolved YAML tree.
-StackProfile ParseStack(const YAML::Node& root, const std::string& file);
+// Parses an already resolved YAML tree; first adds the optional keys it leaves out, with their
+// defaults, to `root` (a handle: the caller's tree).
+StackProfile ParseStack(YAML::Node root, const std::string& file);
 
 // The default stack for an accelerator kind: tpu -> xla-tpu, gpu -> tensorrt, cpu -> libtorch-cpu.
 std::string DefaultStackFor(const std::string& accelerator_kind);
