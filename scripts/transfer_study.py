@@ -47,12 +47,14 @@ def load(path, column, device=None):
     return out
 
 
-def tau_b(a, b, groups=None):
+def tau_b(a, b, groups=None, across=False):
+    """Kendall tau-b of a against b; with groups, over the pairs within a group (across: the
+    pairs between two groups only)."""
     c_minus_d = pairs_a = pairs_b = 0
     sign = lambda v: (v > 0) - (v < 0)
     for i in range(len(a)):
         for j in range(i + 1, len(a)):
-            if groups is not None and groups[i] != groups[j]:
+            if groups is not None and (groups[i] != groups[j]) != across:
                 continue
             sa, sb = sign(a[i] - a[j]), sign(b[i] - b[j])
             c_minus_d += sa * sb
@@ -93,6 +95,42 @@ def speedup_metrics(src, dst):
         "ratio_err": 100 * statistics.median([p / m - 1 for p, m in zip(pred, meas)]),
         "tau": tau_b(pred, meas),
     }
+
+
+def families(path):
+    """{(model, batch, image): family} of a residual CSV."""
+    with open(path, newline="") as f:
+        return {(r["model"], int(r["batch_size"]), int(r["image_size"])): r["family"]
+                for r in csv.DictReader(f)}
+
+
+def speedup_by_family(d, a, b, src, dst):
+    """Lines of DIR/speedup_by_family.tsv for one direction: the speedups of A's fit (on A and on
+    B) against the measured ones, by family, and the speedup tau split into the pairs of
+    configurations within one family and the pairs across two families."""
+    fam = families(f"{d}/{a}-on-{b}.residuals.csv")
+    keys = sorted(set(src) & set(dst) & set(fam))
+    if len(keys) < 2:
+        return []
+    meas = [src[k][0] / dst[k][0] for k in keys]
+    pred = [src[k][1] / dst[k][1] for k in keys]
+    groups = [fam[k] for k in keys]
+    direction = f"{a} -> {b}"
+    lines = ["\t".join([direction, "(all)", str(len(keys)), fmt(statistics.median(meas), ".3f"),
+                        fmt(statistics.median(pred), ".3f"),
+                        fmt(100 * statistics.median([p / m - 1 for p, m in zip(pred, meas)]), "+.1f"),
+                        fmt(tau_b(pred, meas), ".3f"), fmt(tau_b(pred, meas, groups), ".3f"),
+                        fmt(tau_b(pred, meas, groups, across=True), ".3f")])]
+    for family in sorted(set(groups)):
+        idx = [i for i, g in enumerate(groups) if g == family]
+        m = [meas[i] for i in idx]
+        p = [pred[i] for i in idx]
+        lines.append("\t".join([direction, family, str(len(idx)), fmt(statistics.median(m), ".3f"),
+                                fmt(statistics.median(p), ".3f"),
+                                fmt(100 * statistics.median([x / y - 1 for x, y in zip(p, m)]),
+                                    "+.1f"),
+                                fmt(tau_b(p, m) if len(idx) > 1 else None, ".3f"), "", ""]))
+    return lines
 
 
 def fmt(x, spec):
@@ -443,6 +481,13 @@ def main():
              " median measured, median error of the predicted speedup %, Kendall tau over configurations.",
              "direction\tpredictor\trows\tMAPE\tmedAPE\tmed_signed\twithin20\ttau\tpairs\t"
              "speedup_pred\tspeedup_meas\tspeedup_err\tspeedup_tau"]
+    by_family = ["# Speedup B over A by family, chip A's fit on both chips' spec sheets (the table's"
+                 " \"fit on A\" rows): configurations, median measured and predicted speedup,"
+                 " median error of the predicted speedup %, Kendall tau-b of predicted vs measured"
+                 " speedups; on the (all) line also tau over the pairs of configurations within one"
+                 " family and across two families.",
+                 "direction\tfamily\tconfigs\tspeedup_meas\tspeedup_pred\tspeedup_err\ttau"
+                 "\ttau_within\ttau_across"]
     with open(os.path.join(d, "pairs.txt")) as f:
         pairs = [l.split() for l in f if l.strip()]
     for a, b in pairs:
@@ -460,6 +505,7 @@ def main():
         held_out = load(f"{d}/{b}.fit.residuals.csv", "held_out_lofo_ms")
         cases.append((f"own fit on {b}, " + ("held out by family" if held_out else "in-sample"),
                       source_fit, held_out or load(f"{d}/{b}.fit.residuals.csv", "predicted_ms")))
+        by_family += speedup_by_family(d, a, b, cases[1][1], cases[1][2])
         for name, src, dst in cases:
             if dst is None:
                 continue
@@ -471,6 +517,7 @@ def main():
                 str(s["n"]) if s else "0", fmt(s and s["pred"], ".3f"), fmt(s and s["meas"], ".3f"),
                 fmt(s and s["ratio_err"], "+.1f"), fmt(s and s["tau"], ".3f")]))
     write_table(d, "transfer_table.tsv", lines)
+    write_table(d, "speedup_by_family.tsv", by_family)
     memory_per_sm(d)
     if os.path.isdir(os.path.join(d, "pooled")):
         pooled_lodo(d)

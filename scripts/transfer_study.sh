@@ -13,9 +13,10 @@
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
 # (transfer/tile-selection/), the per-SM streaming limit fitted in place of the memory efficiency
 # (transfer/per-sm-stream/, shipped stacks; with tile selection transfer/per-sm-stream-tile-
-# selection/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, and with
-# the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), and asynchronous launches on
-# the eager and the tensorrt stack
+# selection/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, with
+# its RTX sensitivity to the smallest tile and the L2 bandwidths in grouped-tiles/sensitivity/,
+# and with the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), and asynchronous
+# launches on the eager and the tensorrt stack
 # (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
 # in registers transfer/ampere-trt-registers/), fitted on more fields than the shipped
@@ -27,6 +28,8 @@ build="${1:-build}"
 dcnas="$build/cli/dcnas"
 m=data/measurements
 timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
+set_3090=()
+set_4090=()
 trt=tensorrt
 tf=tensorflow  # the TensorFlow pair's stack (a variant may set a file)
 # The chips (fit selections below) and the directions studied; the Ampere TensorRT study at the
@@ -90,6 +93,11 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
       [ "$chip" = a100 ] && sel+=(--set hbm.bandwidth_gbps=2039)
       fit=(--fit matrix_efficiency,memory_efficiency,kernel_overhead_scale --no-cv) ;;
     *) echo "unknown device $1" >&2; exit 2 ;;
+  esac
+  # Chip-file overrides of a sensitivity run (below; empty otherwise).
+  case "$1" in
+    rtx-3090) sel+=("${set_3090[@]}") ;;
+    rtx-4090) sel+=("${set_4090[@]}") ;;
   esac
   # The per-SM streaming variant (per_sm_start set below): the DRAM's own efficiency fixed at the
   # start profile's value, the per-core streaming limit fitted in its place.
@@ -264,10 +272,40 @@ stack_with pytorch-eager "$variant/pytorch-eager-grouped-tiles.yaml" grouped_con
 stack_with tensorflow "$variant/tensorflow-grouped-tiles.yaml" grouped_conv_min_tile=32
 tf="$variant/tensorflow-grouped-tiles.yaml"
 study_with_tf "$variant" "$variant/pytorch-eager-grouped-tiles.yaml"
+# The training profile's fit as a regression check: the narrow tiles on the forward kernels alone
+# (the gradients of grouped convolutions keep the padded tile), and on the gradients too
+# (grouped_conv_backward_min_tile: 32).
 "$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-grouped-tiles.yaml" \
   --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
   --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
+stack_with pytorch-eager "$variant/pytorch-eager-grouped-tiles-backward.yaml" \
+  grouped_conv_min_tile=32 grouped_conv_backward_min_tile=32
+"$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-grouped-tiles-backward.yaml" \
+  --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
+  --out "$variant/rtx-3090-training-backward.yaml" > "$variant/rtx-3090-training-backward.txt"
 grouped_eager="$variant/pytorch-eager-grouped-tiles.yaml"
+# Sensitivity of the RTX pair under narrow grouped tiles (grouped-tiles/sensitivity/): the
+# smallest tile edge, and the two chips' L2 bandwidths (assumptions in their chip files; 36000 /
+# 22500 is nine times both, as if the implicit GEMM's 3x3 taps were served from the SM's L1).
+sens="$variant/sensitivity"
+devices=(rtx-3090 rtx-4090)
+pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090")
+for edge in 8 16 64; do
+  mkdir -p "$sens/min-tile-$edge"
+  stack_with pytorch-eager "$sens/min-tile-$edge/pytorch-eager-grouped-tiles-$edge.yaml" \
+    grouped_conv_min_tile=$edge
+  study "$sens/min-tile-$edge" "$sens/min-tile-$edge/pytorch-eager-grouped-tiles-$edge.yaml"
+done
+for l2 in "5500 2500" "4000 2000" "5500 2000" "36000 22500"; do
+  read -r l2_4090 l2_3090 <<< "$l2"
+  set_4090=(--set "on_chip.0.bandwidth_gbps=$l2_4090")
+  set_3090=(--set "on_chip.0.bandwidth_gbps=$l2_3090")
+  study "$sens/l2-$l2_4090-$l2_3090" "$grouped_eager"
+done
+set_3090=()
+set_4090=()
+devices=("${eager_devices[@]}")
+pairs=("${eager_pairs[@]}")
 variant=data/calibrated/reports/transfer/per-sm-stream-grouped-tiles
 mkdir -p "$variant"
 cp data/calibrated/reports/transfer/per-sm-stream/start.yaml "$variant/start.yaml"

@@ -22,6 +22,7 @@ void AddOptionalKeys(YAML::Node& root) {
   AddMissingKeys(root, {{"description", ""},
                         {"gemm_min_tile", "0"},
                         {"grouped_conv_min_tile", "0"},
+                        {"grouped_conv_backward_min_tile", "0"},
                         {"gemm_split_k", "false"},
                         {"gemm_tiled_cuda_cores", "false"},
                         {"winograd_tile", "0"},
@@ -99,6 +100,8 @@ StackProfile ParseStack(YAML::Node root, const std::string& file) {
   a.Finish();
   s.gemm_min_tile = static_cast<int>(r.Integer("gemm_min_tile", 0, 4096));
   s.grouped_conv_min_tile = static_cast<int>(r.Integer("grouped_conv_min_tile", 0, 4096));
+  s.grouped_conv_backward_min_tile =
+      static_cast<int>(r.Integer("grouped_conv_backward_min_tile", 0, 4096));
   s.gemm_split_k = r.Bool("gemm_split_k");
   s.gemm_tiled_cuda_cores = r.Bool("gemm_tiled_cuda_cores");
   s.winograd_tile = static_cast<int>(r.Integer("winograd_tile", 0, 6));
@@ -128,6 +131,7 @@ StackProfile ParseStack(YAML::Node root, const std::string& file) {
                      static_cast<uint64_t>(s.unaligned),
                      static_cast<uint64_t>(s.gemm_min_tile),
                      static_cast<uint64_t>(s.grouped_conv_min_tile),
+                     static_cast<uint64_t>(s.grouped_conv_backward_min_tile),
                      uint64_t{s.gemm_split_k},
                      uint64_t{s.gemm_tiled_cuda_cores},
                      static_cast<uint64_t>(s.winograd_tile),

@@ -140,6 +140,7 @@ class Builder {
       g.input_bytes.push_back(in.bytes);
     }
     op.main_input = main;
+    op.backward = phase == Phase::kBackward;
     op.signature =
         HashMix(HashMix(op.signature, static_cast<uint64_t>(phase)), static_cast<uint64_t>(id));
     g.ops.push_back(op);

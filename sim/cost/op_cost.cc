@@ -63,7 +63,7 @@ bool Unaligned(const Gemm& gemm, const CostContext& ctx) {
 
 // GPU GEMM geometry shared by tensor-core and (when the stack tiles them) CUDA-core kernels,
 // without the MAC rate.
-TensorCoreGeometry GpuGeometry(const CostContext& ctx, bool split_reduction, bool grouped_conv) {
+TensorCoreGeometry GpuGeometry(const CostContext& ctx, bool split_reduction, int grouped_min_tile) {
   const MatrixUnitSpec& mu = ctx.matrix_unit;
   TensorCoreGeometry geo;
   geo.tile_m = mu.tile_m;
@@ -71,9 +71,7 @@ TensorCoreGeometry GpuGeometry(const CostContext& ctx, bool split_reduction, boo
   geo.tile_k = mu.tile_k;
   geo.tiles_per_core = mu.tiles_per_core;
   geo.sms = ctx.cores;
-  geo.min_tile = grouped_conv && ctx.kernels.grouped_conv_min_tile > 0
-                     ? ctx.kernels.grouped_conv_min_tile
-                     : ctx.kernels.gemm_min_tile;
+  geo.min_tile = grouped_min_tile > 0 ? grouped_min_tile : ctx.kernels.gemm_min_tile;
   geo.split_k = ctx.kernels.gemm_split_k || split_reduction;
   geo.element_bytes = models::DTypeBytes(ctx.dtype);
   if (geo.min_tile > 0) {
@@ -88,11 +86,16 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
   const MatrixPath path = ChooseMatrixPath(op, ctx);
   const MappedGemm mapped = MapGemm(op, ctx, path);
   if (mapped.serial_groups > 1) w.extra_kernels = mapped.serial_groups - 1;
-  const bool grouped_conv = op.cls == OpClass::kConv && mapped.gemm.groups > 1;
+  // A grouped (not depthwise) convolution's GEMM, forward or a gradient: its own tile rule.
+  int grouped_min_tile = 0;
+  if (op.cls == OpClass::kConv && mapped.gemm.groups > 1) {
+    grouped_min_tile = op.backward ? ctx.kernels.grouped_conv_backward_min_tile
+                                   : ctx.kernels.grouped_conv_min_tile;
+  }
   switch (path) {
     case MatrixPath::kMatrixUnit: {
       const MatrixCycles mc =
-          CountMatrixCycles(mapped.gemm, ctx, path, op.split_reduction, grouped_conv);
+          CountMatrixCycles(mapped.gemm, ctx, path, op.split_reduction, grouped_min_tile);
       w.unit = Unit::kMatrix;
       w.matrix_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
       w.utilization = mc.utilization;
@@ -100,7 +103,7 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
     }
     case MatrixPath::kTiledCudaCores: {
       const MatrixCycles mc =
-          CountMatrixCycles(mapped.gemm, ctx, path, op.split_reduction, grouped_conv);
+          CountMatrixCycles(mapped.gemm, ctx, path, op.split_reduction, grouped_min_tile);
       w.unit = Unit::kVector;
       w.vector_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.vector_efficiency);
       break;
@@ -179,13 +182,13 @@ MappedGemm MapGemm(const PreparedOp& op, const CostContext& ctx, MatrixPath path
 }
 
 MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path,
-                               bool split_reduction, bool grouped_conv) {
+                               bool split_reduction, int grouped_min_tile) {
   const MatrixUnitSpec& mu = ctx.matrix_unit;
   const CostParams& p = ctx.params;
   switch (path) {
     case MatrixPath::kMatrixUnit: {
       if (TensorCores(ctx)) {
-        TensorCoreGeometry geo = GpuGeometry(ctx, split_reduction, grouped_conv);
+        TensorCoreGeometry geo = GpuGeometry(ctx, split_reduction, grouped_min_tile);
         geo.macs_per_cycle_per_sm = mu.macs_per_cycle[DTypeIndex(ctx.dtype)] * mu.units_per_core;
         return TensorCoreCycles(gemm, geo);
       }
@@ -207,7 +210,7 @@ MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixP
     }
     case MatrixPath::kTiledCudaCores: {
       // A CUDA-core GEMM: the same tiles and waves at the CUDA cores' MAC rate.
-      TensorCoreGeometry geo = GpuGeometry(ctx, split_reduction, grouped_conv);
+      TensorCoreGeometry geo = GpuGeometry(ctx, split_reduction, grouped_min_tile);
       geo.macs_per_cycle_per_sm =
           ctx.vector_ops_per_s / (ctx.clock_hz * ctx.cores * p.ops_depthwise_per_mac);
       return TensorCoreCycles(gemm, geo);

@@ -78,11 +78,12 @@ MappedGemm MapGemm(const PreparedOp& op, const CostContext& ctx, MatrixPath path
 // or on tiled CUDA cores (TensorCoreCycles at the vector rate / ops_depthwise_per_mac). The
 // vector stream is not counted in cycles (its time is VectorSeconds of the op's MACs): zero.
 // `split_reduction` (a weight gradient's long reduction) lets tensor cores split K over idle SMs
-// even where the stack's GEMMs do not (KernelRules::gemm_split_k). `grouped_conv` (a grouped,
-// not depthwise, convolution's GEMM) selects its tiles down to KernelRules::grouped_conv_min_tile
-// where the stack sets one.
+// even where the stack's GEMMs do not (KernelRules::gemm_split_k). `grouped_min_tile` > 0 (a
+// grouped, not depthwise, convolution's GEMM where the stack sets KernelRules::
+// grouped_conv_min_tile or, for its gradients, grouped_conv_backward_min_tile) selects its tiles
+// down to that edge in place of the stack's gemm_min_tile.
 MatrixCycles CountMatrixCycles(const Gemm& gemm, const CostContext& ctx, MatrixPath path,
-                               bool split_reduction = false, bool grouped_conv = false);
+                               bool split_reduction = false, int grouped_min_tile = 0);
 
 // Accumulated cost terms of a (possibly fused) group of ops.
 struct GroupTerms {

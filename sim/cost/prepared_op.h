@@ -50,6 +50,9 @@ struct PreparedOp {
   // reduction of x * dy) runs on the vector unit whatever the stack's depthwise unit.
   bool split_reduction = false;
   bool vector_reduction = false;
+  // A kernel of a training step's backward pass (a gradient; KernelRules picks its own tiles for
+  // the gradients of grouped convolutions).
+  bool backward = false;
   // The output is also read by a later phase (a forward activation kept for backward): a fused
   // group still writes it to HBM (multi-output fusion) though its consumer in the group reads it
   // on chip. num_consumers then counts the consumers of the op's own phase only.

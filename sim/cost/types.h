@@ -71,11 +71,15 @@ struct KernelRules {
   // and whether CUDA-core (vector-unit) convolutions run as tiled GEMMs with the same tiles and
   // waves (false: streamed at the vector rate with no quantisation).
   int gemm_min_tile = 0;
-  // Kernel selection for grouped convolutions alone (0: as every GEMM, gemm_min_tile): a group's
-  // GEMM is N = Cout/g wide, often 8-64 columns, and a kernel library tiles it with narrow tiles
-  // (a CUTLASS grouped convolution keeps each thread block's N tile inside one group) instead
-  // of padding every group to the accelerator's tile.
+  // Kernel selection for the forward kernels of grouped convolutions alone (0: as every GEMM,
+  // gemm_min_tile): a group's GEMM is N = Cout/g wide, often 8-64 columns, and a kernel library
+  // tiles it with narrow tiles (a CUTLASS grouped convolution keeps each thread block's N tile
+  // inside one group) instead of padding every group to the accelerator's tile.
   int grouped_conv_min_tile = 0;
+  // The same for the backward kernels of grouped convolutions in a training step (the data and
+  // weight gradients, PreparedOp::backward; 0: as every GEMM, gemm_min_tile). A separate rule:
+  // cuDNN's backward kernels for grouped convolutions are not its forward ones.
+  int grouped_conv_backward_min_tile = 0;
   bool gemm_split_k = false;
   bool gemm_tiled_cuda_cores = false;
   // Winograd F(m x m, 3 x 3) for 3x3 stride-1 dense convolutions on CUDA cores: output tile m

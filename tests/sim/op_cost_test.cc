@@ -177,7 +177,7 @@ TEST_CASE(
   const cost::Gemm grouped{.m = int64_t{80} * 128, .k = 72, .n = 8, .groups = 32};
   const auto cycles = [&](const StackProfile& s, bool is_grouped) {
     return CountMatrixCycles(grouped, Context(gpu, s, DType::kFp16), MatrixPath::kMatrixUnit, false,
-                             is_grouped)
+                             is_grouped ? s.grouped_conv_min_tile : 0)
         .cycles;
   };
   // The accelerator's 128 x 128 tile pads every group to 128 columns: 32 waves of 3 K steps of
@@ -217,6 +217,58 @@ TEST_CASE(
   CHECK(matrix_s(op, narrow_groups) < 0.7 * matrix_s(op, plain));
   REQUIRE(matrix_s(dense, plain) > 0);
   CHECK(matrix_s(dense, narrow_groups) == matrix_s(dense, plain));
+}
+
+TEST_CASE(
+    "grouped_conv_backward_min_tile: a grouped convolution's gradients have their own tile rule") {
+  // A dense convolution, then a 32-group one (8 channels per group): the grouped convolution's
+  // input needs a gradient, so it gets both a data and a weight gradient, each a 32-group GEMM
+  // 8 columns wide.
+  models::GraphBuilder b(testing::GraphInfoOf("dense-then-grouped", 16, 14, DType::kFp16));
+  models::GraphBuilder::ConvOptions grouped_options;
+  grouped_options.groups = 32;
+  const int dense = b.Conv(b.Input(14, 14, 256), 256, 1, 1);
+  const int grouped = b.Conv(dense, 256, 3, grouped_options);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  const TrainGraph t = BuildTrainGraph(p, Optimizer::kSgdMomentum);
+  const std::string name = g.op(grouped).name;
+  const PreparedOp& fwd = testing::Named(t, name);
+  const PreparedOp& dgrad = testing::Named(t, name + "/dgrad");
+  const PreparedOp& wgrad = testing::Named(t, name + "/wgrad");
+  CHECK_FALSE(fwd.backward);
+  CHECK(dgrad.backward);
+  CHECK(wgrad.backward);
+  REQUIRE(dgrad.gemm.groups == 32);
+  REQUIRE(wgrad.gemm.groups == 32);
+
+  const AcceleratorSpec gpu = testing::TensorCoreTestChip();
+  const StackProfile plain = testing::EagerTestStack();
+  const auto matrix_s = [&](const PreparedOp& o, const StackProfile& s) {
+    return cost::ComputeOpWork(o, Context(gpu, s, DType::kFp16)).matrix_s;
+  };
+  // Narrow forward tiles leave the gradients padded ...
+  StackProfile forward_only = plain;
+  forward_only.grouped_conv_min_tile = 32;
+  CHECK(matrix_s(fwd, forward_only) < 0.7 * matrix_s(fwd, plain));
+  for (const PreparedOp* grad : {&dgrad, &wgrad}) {
+    REQUIRE(matrix_s(*grad, plain) > 0);
+    CHECK(matrix_s(*grad, forward_only) == matrix_s(*grad, plain));
+  }
+  // ... and the gradients' own rule narrows them, without touching the forward kernel.
+  StackProfile both = forward_only;
+  both.grouped_conv_backward_min_tile = 32;
+  CHECK(matrix_s(fwd, both) == matrix_s(fwd, forward_only));
+  CHECK(matrix_s(dgrad, both) < 0.7 * matrix_s(dgrad, plain));
+  CHECK(matrix_s(wgrad, both) < matrix_s(wgrad, plain));
+  StackProfile backward_only = plain;
+  backward_only.grouped_conv_backward_min_tile = 32;
+  CHECK(matrix_s(fwd, backward_only) == matrix_s(fwd, plain));
+  CHECK(matrix_s(dgrad, backward_only) == matrix_s(dgrad, both));
+  // The dense convolution's gradient is not a grouped GEMM: no rule of the two moves it.
+  const PreparedOp& dense_wgrad = testing::Named(t, g.op(dense).name + "/wgrad");
+  CHECK_FALSE(dense_wgrad.gemm.groups > 1);
+  CHECK(matrix_s(dense_wgrad, both) == matrix_s(dense_wgrad, plain));
 }
 
 TEST_CASE("inter-kernel reuse: an input still resident in L2 is read at L2 bandwidth") {

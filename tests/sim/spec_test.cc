@@ -313,6 +313,14 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK(narrow_groups.fingerprint != tf.fingerprint);
   CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"grouped_conv_min_tile", "-1"}}),
                     Contains("grouped_conv_min_tile"));
+  // The gradients' own rule: default 0, its own fingerprint, range-checked under its own name.
+  CHECK(eager.grouped_conv_backward_min_tile == 0);
+  const StackProfile narrow_grads = LoadStack(
+      "tensorflow", {{"grouped_conv_min_tile", "32"}, {"grouped_conv_backward_min_tile", "32"}});
+  CHECK(narrow_grads.grouped_conv_backward_min_tile == 32);
+  CHECK(narrow_grads.fingerprint != narrow_groups.fingerprint);
+  CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"grouped_conv_backward_min_tile", "5000"}}),
+                    Contains("grouped_conv_backward_min_tile"));
   // Every optional key, including nested alignments a file leaves out (tensorrt sets no fp32
   // alignment, pytorch-eager no int8 one).
   const StackProfile trt_set = LoadStack("tensorrt", {{"alignment.fp32", "4"},

@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "models/builder.h"
 #include "sim/engine.h"
+#include "sim/train_step.h"
 
 namespace dcnas::sim::testing {
 
@@ -205,6 +207,14 @@ inline models::Graph GroupedConvGraph(int n, int hw, int c, int groups, models::
   o.groups = groups;
   b.Conv(b.Input(hw, hw, c), c, 3, o);
   return b.Finish();
+}
+
+// The op of a training step named `name` (throws, naming it, if there is none).
+inline const PreparedOp& Named(const TrainGraph& train, const std::string& name) {
+  for (size_t i = 0; i < train.names.size(); ++i) {
+    if (train.names[i] == name) return train.graph.ops[i];
+  }
+  throw std::out_of_range("no op named " + name);
 }
 
 }  // namespace dcnas::sim::testing

@@ -15,14 +15,7 @@ namespace {
 
 using models::DType;
 
-// The op of `train` named `name`, or a failed test.
-const PreparedOp& Named(const TrainGraph& train, const std::string& name) {
-  for (size_t i = 0; i < train.names.size(); ++i) {
-    if (train.names[i] == name) return train.graph.ops[i];
-  }
-  FAIL("no op named " << name);
-  return train.graph.ops.front();
-}
+using testing::Named;
 
 bool HasOp(const TrainGraph& train, const std::string& name) {
   for (const auto& n : train.names) {
