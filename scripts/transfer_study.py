@@ -81,20 +81,25 @@ def row_metrics(rows):
     }
 
 
-def speedup_metrics(src, dst):
-    """src, dst: {key: (measured, predicted)} on chip A and chip B. Speedup = A / B."""
-    keys = sorted(set(src) & set(dst))
-    if len(keys) < 2:
-        return None
-    meas = [src[k][0] / dst[k][0] for k in keys]
-    pred = [src[k][1] / dst[k][1] for k in keys]
+def speedup_stats(meas, pred):
+    """Median measured and predicted speedup, median error of the prediction %, tau (nan below
+    two configurations)."""
     return {
-        "n": len(keys),
+        "n": len(meas),
         "meas": statistics.median(meas),
         "pred": statistics.median(pred),
         "ratio_err": 100 * statistics.median([p / m - 1 for p, m in zip(pred, meas)]),
         "tau": tau_b(pred, meas),
     }
+
+
+def speedup_metrics(src, dst):
+    """src, dst: {key: (measured, predicted)} on chip A and chip B. Speedup = A / B."""
+    keys = sorted(set(src) & set(dst))
+    if len(keys) < 2:
+        return None
+    return speedup_stats([src[k][0] / dst[k][0] for k in keys],
+                         [src[k][1] / dst[k][1] for k in keys])
 
 
 def families(path):
@@ -116,20 +121,17 @@ def speedup_by_family(d, a, b, src, dst):
     pred = [src[k][1] / dst[k][1] for k in keys]
     groups = [fam[k] for k in keys]
     direction = f"{a} -> {b}"
-    lines = ["\t".join([direction, "(all)", str(len(keys)), fmt(statistics.median(meas), ".3f"),
-                        fmt(statistics.median(pred), ".3f"),
-                        fmt(100 * statistics.median([p / m - 1 for p, m in zip(pred, meas)]), "+.1f"),
-                        fmt(tau_b(pred, meas), ".3f"), fmt(tau_b(pred, meas, groups), ".3f"),
-                        fmt(tau_b(pred, meas, groups, across=True), ".3f")])]
+
+    def line(name, idx, extra):
+        st = speedup_stats([meas[i] for i in idx], [pred[i] for i in idx])
+        return "\t".join([direction, name, str(st["n"]), fmt(st["meas"], ".3f"),
+                          fmt(st["pred"], ".3f"), fmt(st["ratio_err"], "+.1f"),
+                          fmt(st["tau"], ".3f")] + extra)
+
+    lines = [line("(all)", range(len(keys)), [fmt(tau_b(pred, meas, groups), ".3f"),
+                                              fmt(tau_b(pred, meas, groups, across=True), ".3f")])]
     for family in sorted(set(groups)):
-        idx = [i for i, g in enumerate(groups) if g == family]
-        m = [meas[i] for i in idx]
-        p = [pred[i] for i in idx]
-        lines.append("\t".join([direction, family, str(len(idx)), fmt(statistics.median(m), ".3f"),
-                                fmt(statistics.median(p), ".3f"),
-                                fmt(100 * statistics.median([x / y - 1 for x, y in zip(p, m)]),
-                                    "+.1f"),
-                                fmt(tau_b(p, m) if len(idx) > 1 else None, ".3f"), "", ""]))
+        lines.append(line(family, [i for i, g in enumerate(groups) if g == family], ["", ""]))
     return lines
 
 

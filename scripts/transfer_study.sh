@@ -28,8 +28,7 @@ build="${1:-build}"
 dcnas="$build/cli/dcnas"
 m=data/measurements
 timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
-set_3090=()
-set_4090=()
+declare -A chip_set=()  # DEVICE -> one --set KEY=VALUE added to its rows (sensitivity runs)
 trt=tensorrt
 tf=tensorflow  # the TensorFlow pair's stack (a variant may set a file)
 # The chips (fit selections below) and the directions studied; the Ampere TensorRT study at the
@@ -94,11 +93,8 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
       fit=(--fit matrix_efficiency,memory_efficiency,kernel_overhead_scale --no-cv) ;;
     *) echo "unknown device $1" >&2; exit 2 ;;
   esac
-  # Chip-file overrides of a sensitivity run (below; empty otherwise).
-  case "$1" in
-    rtx-3090) sel+=("${set_3090[@]}") ;;
-    rtx-4090) sel+=("${set_4090[@]}") ;;
-  esac
+  # A chip-file override of a sensitivity run (below; none otherwise).
+  if [ -n "${chip_set[$1]:-}" ]; then sel+=(--set "${chip_set[$1]}"); fi
   # The per-SM streaming variant (per_sm_start set below): the DRAM's own efficiency fixed at the
   # start profile's value, the per-core streaming limit fitted in its place.
   if [ -n "${per_sm_start:-}" ]; then
@@ -188,6 +184,13 @@ echo "== pooled eager fp16 fit with the per-core streaming limit"
   --name eager-fp16-pooled-core-stream --out "$pooled/pooled-core-stream.yaml" \
   --residuals "$pooled/pooled-core-stream.residuals.csv" > "$pooled/pooled-core-stream.txt"
 
+# The 3090 training profile's fit on an eager stack variant (a regression check of a mechanism):
+# OUT.yaml and its report OUT.txt.
+training_fit() {  # STACK OUT
+  "$dcnas" calibrate --accel rtx-3090 --stack "$1" --precision fp16 --regime training \
+    --measurements $m/timm_rtx3090_train.csv --out "$2.yaml" > "$2.txt"
+}
+
 eager_devices=("${devices[@]}")
 eager_pairs=("${pairs[@]}")
 # study with the TensorFlow pair (its stack $tf) added to the eager chips, which stay the list.
@@ -235,9 +238,7 @@ stack_with pytorch-eager "$variant/pytorch-eager-tile-selection.yaml" gemm_min_t
   inter_kernel_reuse=true
 study "$variant" "$variant/pytorch-eager-tile-selection.yaml"
 # The training profile's fit under the same variant (a regression check of the mechanism).
-"$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-tile-selection.yaml" \
-  --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
-  --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
+training_fit "$variant/pytorch-eager-tile-selection.yaml" "$variant/rtx-3090-training"
 # The per-SM streaming variant (on the shipped stacks): the per-SM streaming limit of the pooled fit
 # taken into single-chip fits. Every chip's memory efficiency is held at 0.9, the fraction of
 # its spec bandwidth a streaming kernel reaches on the DRAM side (an assumption), and the
@@ -275,14 +276,11 @@ study_with_tf "$variant" "$variant/pytorch-eager-grouped-tiles.yaml"
 # The training profile's fit as a regression check: the narrow tiles on the forward kernels alone
 # (the gradients of grouped convolutions keep the padded tile), and on the gradients too
 # (grouped_conv_backward_min_tile: 32).
-"$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-grouped-tiles.yaml" \
-  --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
-  --out "$variant/rtx-3090-training.yaml" > "$variant/rtx-3090-training.txt"
+training_fit "$variant/pytorch-eager-grouped-tiles.yaml" "$variant/rtx-3090-training"
 stack_with pytorch-eager "$variant/pytorch-eager-grouped-tiles-backward.yaml" \
   grouped_conv_min_tile=32 grouped_conv_backward_min_tile=32
-"$dcnas" calibrate --accel rtx-3090 --stack "$variant/pytorch-eager-grouped-tiles-backward.yaml" \
-  --precision fp16 --regime training --measurements $m/timm_rtx3090_train.csv \
-  --out "$variant/rtx-3090-training-backward.yaml" > "$variant/rtx-3090-training-backward.txt"
+training_fit "$variant/pytorch-eager-grouped-tiles-backward.yaml" \
+  "$variant/rtx-3090-training-backward"
 grouped_eager="$variant/pytorch-eager-grouped-tiles.yaml"
 # Sensitivity of the RTX pair under narrow grouped tiles (grouped-tiles/sensitivity/): the
 # smallest tile edge, and the two chips' L2 bandwidths (assumptions in their chip files; 36000 /
@@ -298,12 +296,11 @@ for edge in 8 16 64; do
 done
 for l2 in "5500 2500" "4000 2000" "5500 2000" "36000 22500"; do
   read -r l2_4090 l2_3090 <<< "$l2"
-  set_4090=(--set "on_chip.0.bandwidth_gbps=$l2_4090")
-  set_3090=(--set "on_chip.0.bandwidth_gbps=$l2_3090")
+  chip_set=([rtx-4090]="on_chip.0.bandwidth_gbps=$l2_4090"
+            [rtx-3090]="on_chip.0.bandwidth_gbps=$l2_3090")
   study "$sens/l2-$l2_4090-$l2_3090" "$grouped_eager"
 done
-set_3090=()
-set_4090=()
+chip_set=()
 devices=("${eager_devices[@]}")
 pairs=("${eager_pairs[@]}")
 variant=data/calibrated/reports/transfer/per-sm-stream-grouped-tiles
