@@ -2,7 +2,7 @@
 """Pairs the residual CSVs written by scripts/transfer_study.sh into the leave-one-device-out
 transfer table (per-row error metrics and cross-generation speedup metrics).
 
-Usage: transfer_study.py DIR [--measured | --cross-stack]
+Usage: transfer_study.py DIR [--measured | --cross-stack | --layout]
        transfer_study.py --host-floor PROFILE OUT -- SOURCE_SELECTION -- TARGET_SELECTION
 DIR holds the *.residuals.csv files, pairs.txt and the fitted profiles <device>.yaml. Also writes
 DIR/memory_per_sm.tsv (each chip's fitted memory efficiency as achieved bytes per SM per cycle)
@@ -12,6 +12,9 @@ any predictor's speedup tau) and DIR/layout_cost.tsv (NCHW against NHWC by famil
 With --cross-stack it writes only DIR/cross_stack.tsv: the measured V100 -> A100 and T4 -> V100
 speedups of one configuration under each software stack NVIDIA's tables time both chips with,
 beside the simulator's (DIR/cross_stack_predicted.csv, written by transfer_study.sh).
+With --layout it writes only DIR/layout_check.tsv: each RTX chip's NCHW fit (DIR/<chip>.yaml) on the
+same chip's NHWC rows (DIR/<chip>.nhwc.residuals.csv, written by transfer_study.sh): their median
+APE, and the NCHW / NHWC latency ratio by family, measured against predicted.
 With --host-floor it writes one profile: PROFILE with its per-kernel overhead rescaled to the
 target's host by the two chips' batch-1 framework latencies (host_floor below); the table then
 adds the row "target host's floor" wherever DIR holds A-on-B.host-floor.residuals.csv.
@@ -217,6 +220,47 @@ def layout_cost(d):
         cells = [f"{statistics.median(v):.2f} ({len(v)})" if v else "n/a" for v in (a, b)]
         lines.append("\t".join([family] + cells))
     write_table(d, "layout_cost.tsv", lines)
+
+
+def per_image(path):
+    """{(model, image): (measured, predicted) ms per image} of a residual CSV, and {(model,
+    image): family}; rows of one key at several batch sizes are averaged."""
+    rows, fam = {}, {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            key = (r["model"], int(r["image_size"]))
+            n = int(r["batch_size"])
+            rows.setdefault(key, []).append((float(r["measured_ms"]) / n,
+                                             float(r["predicted_ms"]) / n))
+            fam[key] = r["family"]
+    return {k: tuple(statistics.mean(v[i] for v in vals) for i in range(2))
+            for k, vals in rows.items()}, fam
+
+
+def layout_check(d):
+    """DIR/layout_check.tsv: each RTX chip's NCHW fit predicting the same chip's NHWC rows with
+    the shipped stack (no transposes), and the NCHW / NHWC per-image latency ratio by family,
+    measured against predicted: the layout's cost as the directory's stack models it."""
+    chips = ["rtx-3090", "rtx-4090"]
+    lines = ["# Each chip's NCHW fit (this directory's stack) on its NHWC rows (PyTorch 2.4.0, the"
+             " shipped pytorch-eager stack): NCHW / NHWC per-image latency, median by family,"
+             " measured / predicted; configurations in brackets.",
+             "family\t" + "\t".join(chips)]
+    by_family, summary = {}, []
+    for column, chip in enumerate(chips):
+        nchw, fam = per_image(f"{d}/{chip}.fit.residuals.csv")
+        nhwc, _ = per_image(f"{d}/{chip}.nhwc.residuals.csv")
+        apes = [abs(p / m - 1) * 100 for m, p in nhwc.values()]
+        summary.append(f"{statistics.median(apes):.1f}% ({len(apes)})")
+        for key in sorted(set(nchw) & set(nhwc)):
+            cell = by_family.setdefault(fam[key], ([], []))[column]
+            cell.append((nchw[key][0] / nhwc[key][0], nchw[key][1] / nhwc[key][1]))
+    lines.append("\t".join(["NHWC rows, median APE"] + summary))
+    for family, cells in sorted(by_family.items()):
+        lines.append("\t".join([family] + [
+            f"{statistics.median(m for m, _ in v):.2f} / {statistics.median(p for _, p in v):.2f}"
+            f" ({len(v)})" if v else "n/a" for v in cells]))
+    write_table(d, "layout_check.tsv", lines)
 
 
 # Chip pairs of the cross-stack table (A, B: speedup = latency_A / latency_B), the precisions
@@ -467,7 +511,7 @@ def main():
         host_floor(sys.argv[2:])
         return
     d = sys.argv[1]
-    unknown = [a for a in sys.argv[2:] if a not in ("--measured", "--cross-stack")]
+    unknown = [a for a in sys.argv[2:] if a not in ("--measured", "--cross-stack", "--layout")]
     if unknown or not os.path.isfile(os.path.join(d, "pairs.txt")):
         why = (f"{', '.join(unknown)}: unknown option" if unknown
                else f"{d}: no pairs.txt (run scripts/transfer_study.sh)")
@@ -475,6 +519,9 @@ def main():
         sys.exit(2)
     if "--cross-stack" in sys.argv[2:]:
         cross_stack(d)
+        return
+    if "--layout" in sys.argv[2:]:
+        layout_check(d)
         return
     lines = ["# Leave-one-device-out transfer (scripts/transfer_study.sh); per-batch latency.",
              "# rows: target rows predicted; MAPE / median APE / median signed error / within +-20 % /"

@@ -15,7 +15,9 @@
 # (transfer/per-sm-stream/, shipped stacks; with tile selection transfer/per-sm-stream-tile-
 # selection/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, with
 # its RTX sensitivity to the smallest tile and the L2 bandwidths in grouped-tiles/sensitivity/,
-# and with the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), and asynchronous
+# and with the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), layout transposes
+# around the NCHW eager stack's tensor-core convolutions (transfer/nchw-transposes/, with the
+# layout check of layout_check.tsv), and asynchronous
 # launches on the eager and the tensorrt stack
 # (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
@@ -310,6 +312,26 @@ per_sm_start="$variant/start.yaml"
 study_with_tf "$variant" "$grouped_eager"
 tf=tensorflow
 per_sm_start=
+# Layout transposes around the eager stack's tensor-core convolutions (nchw_conv_transposes:
+# spatial, every convolution but the 1x1 stride-1 ones; sim/README.md, "Layout transposes"):
+# transfer/nchw-transposes/, with the training profile's fit as a regression check. The TensorFlow
+# pair runs NHWC: nothing to transpose. Then the layout check, here and for the shipped stack:
+# each RTX chip's NCHW fit predicts the same chip's NHWC rows (channels-last, no transposes) with
+# the shipped stack (layout_check.tsv: the NCHW / NHWC ratio by family, measured and predicted).
+variant=data/calibrated/reports/transfer/nchw-transposes
+mkdir -p "$variant"
+stack_with pytorch-eager "$variant/pytorch-eager-nchw-transposes.yaml" nchw_conv_transposes=spatial
+study "$variant" "$variant/pytorch-eager-nchw-transposes.yaml"
+training_fit "$variant/pytorch-eager-nchw-transposes.yaml" "$variant/rtx-3090-training"
+for dir in data/calibrated/reports/transfer "$variant"; do
+  for d in 3090 4090; do
+    "$dcnas" calibrate --accel rtx-$d --stack pytorch-eager --precision fp16 \
+      --measurements $m/timm_rtx$d.csv --where "stack_version=PyTorch 2.4.0 (cu124)" layout=NHWC \
+      --evaluate "$dir/rtx-$d.yaml" --residuals "$dir/rtx-$d.nhwc.residuals.csv" \
+      > "$dir/rtx-$d.nhwc.txt"
+  done
+  python3 scripts/transfer_study.py "$dir" --layout
+done
 # Third variant: asynchronous launches (async_launch) on both stacks, each kernel's overhead the
 # host's issue interval, hidden under longer kernels.
 variant=data/calibrated/reports/transfer/async-launch

@@ -29,6 +29,7 @@ void AddOptionalKeys(YAML::Node& root) {
                         {"inter_kernel_reuse", "false"},
                         {"async_launch", "false"},
                         {"intermediates_in_registers", "false"},
+                        {"nchw_conv_transposes", "none"},
                         {"allreduce_overlap", "0"},
                         {"rematerialize_elementwise", "false"}});
   const YAML::Node& read = root;
@@ -108,6 +109,14 @@ StackProfile ParseStack(YAML::Node root, const std::string& file) {
   s.inter_kernel_reuse = r.Bool("inter_kernel_reuse");
   s.async_launch = r.Bool("async_launch");
   s.intermediates_in_registers = r.Bool("intermediates_in_registers");
+  s.nchw_conv_transposes =
+      r.OneOf<LayoutTransposes>("nchw_conv_transposes", {{"none", LayoutTransposes::kNone},
+                                                         {"spatial", LayoutTransposes::kSpatial},
+                                                         {"all", LayoutTransposes::kAll}});
+  if (s.nchw_conv_transposes != LayoutTransposes::kNone && s.layout != "nchw") {
+    r.Fail("nchw_conv_transposes",
+           "layout transposes need layout: nchw (the layout is " + s.layout + ")");
+  }
   s.allreduce_overlap = r.Number("allreduce_overlap", 0, 1);
   s.rematerialize_elementwise = r.Bool("rematerialize_elementwise");
   r.Finish();
@@ -138,7 +147,8 @@ StackProfile ParseStack(YAML::Node root, const std::string& file) {
                      uint64_t{s.rematerialize_elementwise},
                      uint64_t{s.inter_kernel_reuse},
                      uint64_t{s.async_launch},
-                     uint64_t{s.intermediates_in_registers}}) {
+                     uint64_t{s.intermediates_in_registers},
+                     static_cast<uint64_t>(s.nchw_conv_transposes)}) {
     h = HashMix(h, v);
   }
   s.fingerprint = h;

@@ -15,6 +15,7 @@ namespace dcnas::sim {
 
 using cost::ExecUnit;
 using cost::GroupedMapping;
+using cost::LayoutTransposes;
 using cost::UnalignedPolicy;
 
 // The software stack: fusion rules, launch overhead, layout and alignment, plus the kernel

@@ -99,6 +99,15 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
       w.unit = Unit::kMatrix;
       w.matrix_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
       w.utilization = mc.utilization;
+      const LayoutTransposes rule = ctx.kernels.nchw_conv_transposes;
+      if (op.cls == OpClass::kConv && TensorCores(ctx) && op.out_elements > 0 &&
+          (rule == LayoutTransposes::kAll ||
+           (rule == LayoutTransposes::kSpatial && !op.pointwise_conv))) {
+        // Each transpose reads and writes its tensor once.
+        const double input_bytes = op.in_elements * (op.out_bytes / op.out_elements);
+        w.transpose_bytes = 2.0 * (input_bytes + op.out_bytes);
+        w.transpose_kernels = 2;
+      }
       break;
     }
     case MatrixPath::kTiledCudaCores: {
@@ -311,6 +320,8 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
   if (terms.num_ops == 0) terms.class_scale = work.class_scale;
   terms.num_ops += 1;
   terms.extra_kernels += work.extra_kernels;
+  terms.transpose_bytes += work.transpose_bytes;
+  terms.transpose_kernels += work.transpose_kernels;
   terms.matrix_s += work.matrix_s;
   terms.vector_s += work.vector_s;
   terms.flops += op.flops;
@@ -356,6 +367,17 @@ GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
       Combine(g.matrix_s, g.vector_s, g.memory_s, g.overhead_s, p.overlap, t.class_scale);
   g.total_s = c.total_s;
   g.bound = c.bound;
+  if (t.transpose_kernels > 0) {
+    // Layout transposes: memory-bound kernels of their own, before and after the group's kernel.
+    const double transpose_s =
+        MemorySeconds(t.transpose_bytes, ctx.hbm_bytes_per_s, ctx.memory_efficiency, 0, 0, 0);
+    const double launches_s = t.transpose_kernels * ctx.kernel_overhead_s;
+    g.hbm_bytes += t.transpose_bytes;
+    g.memory_s += transpose_s;
+    g.overhead_s += launches_s;
+    g.total_s += transpose_s + launches_s;
+    g.bound = LargestBound(g.matrix_s, g.vector_s, g.memory_s, g.overhead_s);
+  }
   return g;
 }
 

@@ -46,6 +46,10 @@ struct OpWork {
   double utilization = 0;   // matrix-unit utilisation (0 when not on the matrix unit)
   double class_scale = 1;
   double extra_kernels = 0;  // launches beyond the group's one (per-group grouped convolutions)
+  // Layout transposes in and out of the kernel (KernelRules::nchw_conv_transposes): HBM bytes
+  // read and written by them, and their launches, serial with the kernel.
+  double transpose_bytes = 0;
+  int transpose_kernels = 0;
   Unit unit = Unit::kNone;
 };
 OpWork ComputeOpWork(const PreparedOp& op, const CostContext& ctx);
@@ -95,6 +99,8 @@ struct GroupTerms {
   double held_per_image_bytes = 0;  // largest intermediate of one image (streamed chain)
   double class_scale = 1;           // of the anchor (first op)
   double extra_kernels = 0;         // launches beyond one per group (OpWork::extra_kernels)
+  double transpose_bytes = 0;       // of the layout transposes (OpWork::transpose_bytes)
+  int transpose_kernels = 0;
   double flops = 0;
   int num_ops = 0;
 };
@@ -135,7 +141,8 @@ struct GroupCost {
 // usable_hold_bytes: the usable part of one core's share of the holding level when that level is
 // per core (TPU VMEM), or of the whole level when it is chip-wide (GPU L2). Otherwise they are
 // written to and read back from HBM. One kernel overhead per group, plus one per extra launch of
-// its ops (per-group grouped convolutions).
+// its ops (per-group grouped convolutions). Layout transposes (OpWork::transpose_bytes) add, serial
+// with the group's kernel, their HBM time and one kernel overhead each.
 GroupCost FinishGroup(const GroupTerms& terms, const CostContext& ctx);
 
 // Asynchronous launches (the stack's async_launch): `costs` are the kernels in issue order, each

@@ -59,6 +59,11 @@ enum class UnalignedPolicy : uint8_t { kPad, kFallback };
 // one kernel per group run one after the other (each group's GEMM has the whole chip to itself
 // and pays its own launch: the legacy group loop of cuDNN/TensorRT grouped convolutions).
 enum class GroupedMapping : uint8_t { kPacked, kExpanded, kPerGroup };
+// Which tensor-core convolutions of an NCHW stack run between two layout transposes (NCHW ->
+// NHWC of the input, NHWC -> NCHW of the output, each its own memory-bound kernel): none, the
+// spatial ones (every convolution but the 1x1 stride-1 ones, which run as GEMMs on NCHW
+// directly), or all of them.
+enum class LayoutTransposes : uint8_t { kNone, kSpatial, kAll };
 
 // The software stack's rules for mapping convolutions onto the units (StackProfile extends it).
 struct KernelRules {
@@ -97,6 +102,9 @@ struct KernelRules {
   // consumed tile by tile and never reach the tensor-holding level or HBM (false: written to and
   // read back from the holding level when one image's largest intermediate fits, else HBM).
   bool intermediates_in_registers = false;
+  // Layout transposes around tensor-core convolutions of an NCHW stack (cuDNN's tensor-core
+  // kernels compute in NHWC; an NCHW framework tensor is transposed in and out of each one).
+  LayoutTransposes nchw_conv_transposes = LayoutTransposes::kNone;
 };
 
 // A batch of `groups` independent GEMMs, each (m x k) * (k x n): a convolution as GEMM has

@@ -271,6 +271,70 @@ TEST_CASE(
   CHECK(matrix_s(dense_wgrad, both) == matrix_s(dense_wgrad, plain));
 }
 
+TEST_CASE(
+    "nchw_conv_transposes: layout transposes around an NCHW stack's tensor-core convolutions") {
+  // A 3x3 convolution, a 1x1 stride-1 one (a GEMM on NCHW directly) and a depthwise one, batch 4
+  // of 28x28, fp16: every tensor is 4*28*28*C*2 bytes.
+  models::GraphBuilder b(testing::GraphInfoOf("transposes", 4, 28, DType::kFp16));
+  const int spatial = b.Conv(b.Input(28, 28, 64), 128, 3);
+  const int pointwise = b.Conv(spatial, 256, 1);
+  b.DepthwiseConv(pointwise, 3, 1);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  const PreparedOp& conv3 = p.op_by_id(spatial);
+  const PreparedOp& conv1 = p.op_by_id(pointwise);
+  const PreparedOp& dw = p.ops.back();
+  REQUIRE(conv1.pointwise_conv);
+  REQUIRE(dw.cls == cost::OpClass::kDepthwise);
+  const double pixels = 4.0 * 28 * 28 * 2;  // bytes per channel
+  const AcceleratorSpec gpu = testing::TensorCoreTestChip();
+  StackProfile stack = testing::EagerTestStack();
+  REQUIRE(stack.layout == "nchw");
+  const auto work = [&](const PreparedOp& o, const AcceleratorSpec& spec) {
+    return cost::ComputeOpWork(o, Context(spec, stack, DType::kFp16));
+  };
+  // One kernel of its own: the group's cost.
+  const auto group = [&](const PreparedOp& o) {
+    const cost::CostContext ctx = Context(gpu, stack, DType::kFp16);
+    cost::GroupTerms terms;
+    cost::AddToGroup(terms, p, o, cost::ComputeOpWork(o, ctx), -1, ctx);
+    return cost::FinishGroup(terms, ctx);
+  };
+
+  // Off (the default): no transposes anywhere.
+  for (const PreparedOp* o : {&conv3, &conv1, &dw}) {
+    CHECK(work(*o, gpu).transpose_bytes == 0);
+    CHECK(work(*o, gpu).transpose_kernels == 0);
+  }
+  const cost::GroupCost plain3 = group(conv3);
+
+  // Spatial: the 3x3 convolution's input (64 channels) and output (128) each read and written
+  // once more; the pointwise and the depthwise convolutions untouched.
+  stack.nchw_conv_transposes = cost::LayoutTransposes::kSpatial;
+  CHECK(work(conv3, gpu).transpose_bytes == Approx(2 * (64 + 128) * pixels));
+  CHECK(work(conv3, gpu).transpose_kernels == 2);
+  CHECK(work(conv1, gpu).transpose_bytes == 0);
+  CHECK(work(dw, gpu).transpose_bytes == 0);
+  // Serial with the convolution: their own HBM time and two launches on top of its cost.
+  const cost::GroupCost t3 = group(conv3);
+  const CalibrationParams calib;
+  const double transpose_s = 2 * (64 + 128) * pixels / (900e9 * calib.memory_efficiency);
+  const double launch_s = 10e-6 * calib.kernel_overhead_scale;
+  CHECK(t3.hbm_bytes == Approx(plain3.hbm_bytes + 2 * (64 + 128) * pixels));
+  CHECK(t3.memory_s == Approx(plain3.memory_s + transpose_s));
+  CHECK(t3.overhead_s == Approx(plain3.overhead_s + 2 * launch_s));
+  CHECK(t3.total_s == Approx(plain3.total_s + transpose_s + 2 * launch_s));
+  CHECK(t3.matrix_s == plain3.matrix_s);
+
+  // All: the pointwise convolution too (input 128, output 256 channels); never the depthwise one,
+  // which runs on the vector unit.
+  stack.nchw_conv_transposes = cost::LayoutTransposes::kAll;
+  CHECK(work(conv1, gpu).transpose_bytes == Approx(2 * (128 + 256) * pixels));
+  CHECK(work(dw, gpu).transpose_bytes == 0);
+  // Only tensor cores compute in NHWC: a systolic array's convolution has no transposes.
+  CHECK(work(conv3, testing::SystolicTestChip()).transpose_bytes == 0);
+}
+
 TEST_CASE("inter-kernel reuse: an input still resident in L2 is read at L2 bandwidth") {
   CHECK(cost::ResidentInputBytes(100, 0, 300) == 100);   // fits: all resident
   CHECK(cost::ResidentInputBytes(100, 250, 300) == 50);  // evicted in part by later writes

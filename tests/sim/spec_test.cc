@@ -321,6 +321,17 @@ TEST_CASE("every shipped stack loads; rules as documented") {
   CHECK(narrow_grads.fingerprint != narrow_groups.fingerprint);
   CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"grouped_conv_backward_min_tile", "5000"}}),
                     Contains("grouped_conv_backward_min_tile"));
+  // Layout transposes: off by default, on an NCHW stack only, in the fingerprint.
+  CHECK(eager.nchw_conv_transposes == cost::LayoutTransposes::kNone);
+  const StackProfile transposed = LoadStack("pytorch-eager", {{"nchw_conv_transposes", "spatial"}});
+  CHECK(transposed.nchw_conv_transposes == cost::LayoutTransposes::kSpatial);
+  CHECK(transposed.fingerprint != eager.fingerprint);
+  CHECK(LoadStack("pytorch-eager", {{"nchw_conv_transposes", "all"}}).nchw_conv_transposes ==
+        cost::LayoutTransposes::kAll);
+  CHECK_THROWS_WITH(LoadStack("tensorflow", {{"nchw_conv_transposes", "spatial"}}),
+                    Contains("nchw_conv_transposes") && Contains("nchw"));
+  CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"nchw_conv_transposes", "some"}}),
+                    Contains("nchw_conv_transposes"));
   // Every optional key, including nested alignments a file leaves out (tensorrt sets no fp32
   // alignment, pytorch-eager no int8 one).
   const StackProfile trt_set = LoadStack("tensorrt", {{"alignment.fp32", "4"},
