@@ -323,12 +323,12 @@ mkdir -p "$variant"
 stack_with pytorch-eager "$variant/pytorch-eager-nchw-transposes.yaml" nchw_conv_transposes=spatial
 study "$variant" "$variant/pytorch-eager-nchw-transposes.yaml"
 training_fit "$variant/pytorch-eager-nchw-transposes.yaml" "$variant/rtx-3090-training"
+eager=pytorch-eager
 for dir in data/calibrated/reports/transfer "$variant"; do
-  for d in 3090 4090; do
-    "$dcnas" calibrate --accel rtx-$d --stack pytorch-eager --precision fp16 \
-      --measurements $m/timm_rtx$d.csv --where "stack_version=PyTorch 2.4.0 (cu124)" layout=NHWC \
-      --evaluate "$dir/rtx-$d.yaml" --residuals "$dir/rtx-$d.nhwc.residuals.csv" \
-      > "$dir/rtx-$d.nhwc.txt"
+  for dev in rtx-3090 rtx-4090; do
+    select_rows "$dev"
+    "$dcnas" calibrate "${sel[@]/layout=NCHW/layout=NHWC}" --evaluate "$dir/$dev.yaml" \
+      --residuals "$dir/$dev.nhwc.residuals.csv" > "$dir/$dev.nhwc.txt"
   done
   python3 scripts/transfer_study.py "$dir" --layout
 done
