@@ -16,8 +16,9 @@
 # selection/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, with
 # its RTX sensitivity to the smallest tile and the L2 bandwidths in grouped-tiles/sensitivity/,
 # and with the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), layout transposes
-# around the NCHW eager stack's tensor-core convolutions (transfer/nchw-transposes/, with the
-# layout check of layout_check.tsv), and asynchronous
+# around the NCHW eager stack's tensor-core convolutions (transfer/nchw-transposes/, and with the
+# per-SM streaming limit transfer/per-sm-stream-transposes/; with the layout check of
+# layout_check.tsv), and asynchronous
 # launches on the eager and the tensorrt stack
 # (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
@@ -187,10 +188,10 @@ echo "== pooled eager fp16 fit with the per-core streaming limit"
   --residuals "$pooled/pooled-core-stream.residuals.csv" > "$pooled/pooled-core-stream.txt"
 
 # The 3090 training profile's fit on an eager stack variant (a regression check of a mechanism):
-# OUT.yaml and its report OUT.txt.
-training_fit() {  # STACK OUT
+# OUT.yaml and its report OUT.txt; ARGS (optional) go to the fit (fields, start profile).
+training_fit() {  # STACK OUT [ARGS...]
   "$dcnas" calibrate --accel rtx-3090 --stack "$1" --precision fp16 --regime training \
-    --measurements $m/timm_rtx3090_train.csv --out "$2.yaml" > "$2.txt"
+    --measurements $m/timm_rtx3090_train.csv "${@:3}" --out "$2.yaml" > "$2.txt"
 }
 
 eager_devices=("${devices[@]}")
@@ -323,8 +324,22 @@ mkdir -p "$variant"
 stack_with pytorch-eager "$variant/pytorch-eager-nchw-transposes.yaml" nchw_conv_transposes=spatial
 study "$variant" "$variant/pytorch-eager-nchw-transposes.yaml"
 training_fit "$variant/pytorch-eager-nchw-transposes.yaml" "$variant/rtx-3090-training"
+transposes_eager="$variant/pytorch-eager-nchw-transposes.yaml"
+# The same transposes with the per-SM streaming limit (transfer/per-sm-stream-transposes/): the
+# per-SM streaming variant's fits on the transposes' eager stack, with the TensorFlow pair (NHWC,
+# nothing to transpose: its per-SM streaming fits), and the training profile's fit with the
+# per-SM streaming limit fitted in place of the memory efficiency.
+variant=data/calibrated/reports/transfer/per-sm-stream-transposes
+mkdir -p "$variant"
+cp data/calibrated/reports/transfer/per-sm-stream/start.yaml "$variant/start.yaml"
+per_sm_start="$variant/start.yaml"
+study_with_tf "$variant" "$transposes_eager"
+per_sm_start=
+training_fit "$transposes_eager" "$variant/rtx-3090-training" --from "$variant/start.yaml" \
+  --fit matrix_efficiency,vector_efficiency,core_stream_bytes_per_cycle,overlap,kernel_overhead_scale
 eager=pytorch-eager
-for dir in data/calibrated/reports/transfer "$variant"; do
+for dir in data/calibrated/reports/transfer data/calibrated/reports/transfer/nchw-transposes \
+    "$variant"; do
   for dev in rtx-3090 rtx-4090; do
     select_rows "$dev"
     "$dcnas" calibrate "${sel[@]/layout=NCHW/layout=NHWC}" --evaluate "$dir/$dev.yaml" \
