@@ -63,6 +63,7 @@ SimLatencyModel::SimLatencyModel(sim::AcceleratorSpec spec, sim::StackProfile st
                                  const models::ModelRegistry& registry)
     : spec_(std::move(spec)),
       stack_(std::move(stack)),
+      stack_nhwc_(sim::StackInLayout(stack_, "nhwc")),
       start_(std::move(start)),
       registry_(registry) {
   if (fit_fields.empty()) throw InputError("calibration: no parameters to fit");
@@ -89,6 +90,11 @@ const sim::AcceleratorSpec& SimLatencyModel::SpecOf(const Measurement& row) cons
     throw InputError(row.where() + ": device " + row.device + " is not one of the pooled chips");
   }
   return it->second;
+}
+
+const sim::StackProfile& SimLatencyModel::StackOf(const Measurement& row) const {
+  const std::string layout = row.Extra("layout");
+  return layout == "NHWC" || layout == "nhwc" ? stack_nhwc_ : stack_;
 }
 
 sim::CalibrationParams SimLatencyModel::Apply(const std::vector<double>& params) const {
@@ -140,7 +146,7 @@ double SimLatencyModel::Simulate(const sim::CalibrationParams& calibration,
       it = built.train
                .emplace(static_cast<int>(optimizer),
                         sim::BuildTrainGraph(built.prepared, optimizer,
-                                             stack_.rematerialize_elementwise))
+                                             StackOf(row).rematerialize_elementwise))
                .first;
     }
     sim::TrainOptions options;
@@ -149,7 +155,8 @@ double SimLatencyModel::Simulate(const sim::CalibrationParams& calibration,
     // The published step ran: the memory model's estimate does not veto a measurement.
     options.enforce_memory = false;
     try {
-      return sim::SimulateTrainStep(it->second, SpecOf(row), stack_, calibration, options).step_s *
+      return sim::SimulateTrainStep(it->second, SpecOf(row), StackOf(row), calibration, options)
+                 .step_s *
              1e3;
     } catch (const InputError& e) {
       throw InputError(row.where() + ": " + e.what());
@@ -158,7 +165,7 @@ double SimLatencyModel::Simulate(const sim::CalibrationParams& calibration,
   sim::SimOptions options;
   options.details = false;
   const sim::Report report =
-      sim::Simulate(Graph(row).prepared, SpecOf(row), stack_, calibration, options, &cache_);
+      sim::Simulate(Graph(row).prepared, SpecOf(row), StackOf(row), calibration, options, &cache_);
   return report.latency_s * 1e3;
 }
 
@@ -172,12 +179,13 @@ std::vector<double> SimLatencyModel::PredictAllMs(const std::vector<double>& par
   // Entries for earlier parameter vectors are never hit again: start each evaluation empty.
   cache_.Clear();
   // Rows that share a configuration (repeated measurements) are simulated once.
-  using Config = std::tuple<const BuiltGraph*, const sim::AcceleratorSpec*, int, std::string>;
+  using Config = std::tuple<const BuiltGraph*, const sim::AcceleratorSpec*,
+                            const sim::StackProfile*, int, std::string>;
   std::map<Config, double> latency_ms;
   std::vector<double> out;
   out.reserve(rows.size());
   for (const Measurement& row : rows) {
-    const Config config{&Graph(row), &SpecOf(row), row.chips, row.optimizer};
+    const Config config{&Graph(row), &SpecOf(row), &StackOf(row), row.chips, row.optimizer};
     auto it = latency_ms.find(config);
     if (it == latency_ms.end()) it = latency_ms.emplace(config, Simulate(calibration, row)).first;
     out.push_back(it->second);

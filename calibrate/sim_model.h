@@ -70,11 +70,15 @@ class SimLatencyModel : public LatencyModel {
   BuiltGraph& Graph(const Measurement& row) const;
   // The chip a row runs on.
   const sim::AcceleratorSpec& SpecOf(const Measurement& row) const;
+  // The stack a row runs on: a row whose `layout` column says NHWC runs an NCHW stack in NHWC
+  // (no layout transposes: sim::StackInLayout); every other row runs the stack as loaded.
+  const sim::StackProfile& StackOf(const Measurement& row) const;
   double Simulate(const sim::CalibrationParams& calibration, const Measurement& row) const;
 
   sim::AcceleratorSpec spec_;
   std::map<std::string, sim::AcceleratorSpec> devices_;  // pooled chips by device name
   sim::StackProfile stack_;
+  sim::StackProfile stack_nhwc_;  // stack_ in NHWC, for the rows measured in NHWC
   sim::CalibrationParams start_;
   std::vector<ParameterSpec> parameters_;
   std::vector<double sim::CalibrationParams::*> members_;

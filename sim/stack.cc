@@ -37,6 +37,41 @@ void AddOptionalKeys(YAML::Node& root) {
   AddMissingKeys(root["alignment"], {{"fp32", "0"}, {"fp16", "0"}, {"bf16", "0"}, {"int8", "0"}});
 }
 
+uint64_t Fingerprint(const StackProfile& s) {
+  uint64_t h = 0x84222325cbf29ce4ULL;
+  h = HashDouble(h, s.kernel_overhead_us);
+  h = HashDouble(h, s.allreduce_overlap);
+  for (uint64_t v : {uint64_t{s.fuse_batch_norm},
+                     uint64_t{s.fuse_bias},
+                     uint64_t{s.fused_activations},
+                     uint64_t{s.fuse_residual_add},
+                     uint64_t{s.fuse_se_multiply},
+                     uint64_t{s.fuse_elementwise_chains},
+                     static_cast<uint64_t>(s.max_group_ops),
+                     static_cast<uint64_t>(s.depthwise_unit),
+                     static_cast<uint64_t>(s.grouped_conv_unit),
+                     static_cast<uint64_t>(s.grouped_conv_mapping),
+                     static_cast<uint64_t>(s.alignment_fp32),
+                     static_cast<uint64_t>(s.alignment_fp16),
+                     static_cast<uint64_t>(s.alignment_bf16),
+                     static_cast<uint64_t>(s.alignment_int8),
+                     static_cast<uint64_t>(s.unaligned),
+                     static_cast<uint64_t>(s.gemm_min_tile),
+                     static_cast<uint64_t>(s.grouped_conv_min_tile),
+                     static_cast<uint64_t>(s.grouped_conv_backward_min_tile),
+                     uint64_t{s.gemm_split_k},
+                     uint64_t{s.gemm_tiled_cuda_cores},
+                     static_cast<uint64_t>(s.winograd_tile),
+                     uint64_t{s.rematerialize_elementwise},
+                     uint64_t{s.inter_kernel_reuse},
+                     uint64_t{s.async_launch},
+                     uint64_t{s.intermediates_in_registers},
+                     static_cast<uint64_t>(s.nchw_conv_transposes)}) {
+    h = HashMix(h, v);
+  }
+  return h;
+}
+
 }  // namespace
 
 int StackProfile::Alignment(models::DType dtype) const {
@@ -120,38 +155,20 @@ StackProfile ParseStack(YAML::Node root, const std::string& file) {
   s.allreduce_overlap = r.Number("allreduce_overlap", 0, 1);
   s.rematerialize_elementwise = r.Bool("rematerialize_elementwise");
   r.Finish();
-  uint64_t h = 0x84222325cbf29ce4ULL;
-  h = HashDouble(h, s.kernel_overhead_us);
-  h = HashDouble(h, s.allreduce_overlap);
-  for (uint64_t v : {uint64_t{s.fuse_batch_norm},
-                     uint64_t{s.fuse_bias},
-                     uint64_t{s.fused_activations},
-                     uint64_t{s.fuse_residual_add},
-                     uint64_t{s.fuse_se_multiply},
-                     uint64_t{s.fuse_elementwise_chains},
-                     static_cast<uint64_t>(s.max_group_ops),
-                     static_cast<uint64_t>(s.depthwise_unit),
-                     static_cast<uint64_t>(s.grouped_conv_unit),
-                     static_cast<uint64_t>(s.grouped_conv_mapping),
-                     static_cast<uint64_t>(s.alignment_fp32),
-                     static_cast<uint64_t>(s.alignment_fp16),
-                     static_cast<uint64_t>(s.alignment_bf16),
-                     static_cast<uint64_t>(s.alignment_int8),
-                     static_cast<uint64_t>(s.unaligned),
-                     static_cast<uint64_t>(s.gemm_min_tile),
-                     static_cast<uint64_t>(s.grouped_conv_min_tile),
-                     static_cast<uint64_t>(s.grouped_conv_backward_min_tile),
-                     uint64_t{s.gemm_split_k},
-                     uint64_t{s.gemm_tiled_cuda_cores},
-                     static_cast<uint64_t>(s.winograd_tile),
-                     uint64_t{s.rematerialize_elementwise},
-                     uint64_t{s.inter_kernel_reuse},
-                     uint64_t{s.async_launch},
-                     uint64_t{s.intermediates_in_registers},
-                     static_cast<uint64_t>(s.nchw_conv_transposes)}) {
-    h = HashMix(h, v);
+  s.fingerprint = Fingerprint(s);
+  return s;
+}
+
+StackProfile StackInLayout(const StackProfile& stack, const std::string& layout) {
+  if (layout != "nhwc" && layout != "nchw") {
+    throw InputError("stack " + stack.name + ": unknown layout '" + layout +
+                     "' (one of: nhwc, nchw)");
   }
-  s.fingerprint = h;
+  StackProfile s = stack;
+  s.layout = layout;
+  // NHWC tensors feed the tensor cores as they are: nothing to transpose.
+  if (layout == "nhwc") s.nchw_conv_transposes = LayoutTransposes::kNone;
+  s.fingerprint = Fingerprint(s);
   return s;
 }
 

@@ -73,6 +73,11 @@ StackProfile LoadStack(const std::string& name_or_path,
 // defaults, to `root` (a handle: the caller's tree).
 StackProfile ParseStack(YAML::Node root, const std::string& file);
 
+// The stack as it runs tensors in `layout` (nhwc or nchw; InputError otherwise): in nhwc, no
+// layout transposes (nchw_conv_transposes: none), whatever the stack's own layout. For
+// measurements that record the layout they ran in (calibrate/sim_model.h).
+StackProfile StackInLayout(const StackProfile& stack, const std::string& layout);
+
 // The default stack for an accelerator kind: tpu -> xla-tpu, gpu -> tensorrt, cpu -> libtorch-cpu.
 std::string DefaultStackFor(const std::string& accelerator_kind);
 

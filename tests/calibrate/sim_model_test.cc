@@ -118,6 +118,36 @@ TEST_CASE("pooled chips: each row runs on its own chip file", "[calibrate][relat
   CHECK(fit.rms_log_residual < 1e-3);
 }
 
+TEST_CASE("a row measured in NHWC runs an NCHW stack without layout transposes",
+          "[calibrate][relational]") {
+  const auto spec = sim::LoadAccelerator("rtx-3090");
+  const auto plain = sim::LoadStack("pytorch-eager");
+  const auto transposed = sim::LoadStack("pytorch-eager", {{"nchw_conv_transposes", "spatial"}});
+  const std::vector<std::string> fields = {"matrix_efficiency"};
+  const SimLatencyModel with(spec, transposed, sim::DefaultCalibration(), fields,
+                             models::BuiltinModels());
+  const SimLatencyModel without(spec, plain, sim::DefaultCalibration(), fields,
+                                models::BuiltinModels());
+  std::vector<Measurement> rows = Rows({"resnet50"}, {64, 64, 64});
+  for (Measurement& m : rows) {
+    m.device = "rtx-3090";
+    m.stack = "pytorch-eager";
+    m.regime = kRegimeLargeBatch;
+  }
+  rows[0].extra["layout"] = "NCHW";
+  rows[1].extra["layout"] = "NHWC";  // rows[2] records no layout: the stack's
+  const std::vector<double> params = {0.8};
+  const std::vector<double> predicted = with.PredictAllMs(params, rows);
+  // NHWC: the stack without transposes, exactly; NCHW and unrecorded: with them (ResNet-50's 3x3
+  // convolutions and stem transposed: slower).
+  CHECK(predicted[1] == Approx(without.PredictMs(params, rows[1])).epsilon(1e-12));
+  CHECK(predicted[0] > predicted[1] * 1.03);
+  CHECK(predicted[2] == Approx(predicted[0]).epsilon(1e-12));
+  CHECK(with.PredictMs(params, rows[1]) == Approx(predicted[1]).epsilon(1e-12));
+  // On the stack without transposes the recorded layout changes nothing.
+  CHECK(without.PredictMs(params, rows[0]) == Approx(predicted[1]).epsilon(1e-12));
+}
+
 TEST_CASE("simulated latency grows with batch for every zoo family", "[calibrate][relational]") {
   const SimLatencyModel model(sim::LoadAccelerator("rtx-4090"), sim::LoadStack("pytorch-eager"),
                               sim::DefaultCalibration(), DefaultFitFields(),

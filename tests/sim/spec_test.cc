@@ -332,6 +332,19 @@ TEST_CASE("every shipped stack loads; rules as documented") {
                     Contains("nchw_conv_transposes") && Contains("nchw"));
   CHECK_THROWS_WITH(LoadStack("pytorch-eager", {{"nchw_conv_transposes", "some"}}),
                     Contains("nchw_conv_transposes"));
+  // The same stack running NHWC tensors (a measurement taken in channels-last): no transposes,
+  // and the fingerprint of the stack that has none.
+  const StackProfile nhwc = StackInLayout(transposed, "nhwc");
+  CHECK(nhwc.layout == "nhwc");
+  CHECK(nhwc.nchw_conv_transposes == cost::LayoutTransposes::kNone);
+  CHECK(nhwc.fingerprint == eager.fingerprint);
+  CHECK(nhwc.kernel_overhead_us == transposed.kernel_overhead_us);
+  const StackProfile nchw = StackInLayout(transposed, "nchw");
+  CHECK(nchw.nchw_conv_transposes == cost::LayoutTransposes::kSpatial);
+  CHECK(nchw.fingerprint == transposed.fingerprint);
+  CHECK(StackInLayout(LoadStack("tensorflow"), "nchw").nchw_conv_transposes ==
+        cost::LayoutTransposes::kNone);
+  CHECK_THROWS_WITH(StackInLayout(eager, "chwn"), Contains("chwn") && Contains("pytorch-eager"));
   // Every optional key, including nested alignments a file leaves out (tensorrt sets no fp32
   // alignment, pytorch-eager no int8 one).
   const StackProfile trt_set = LoadStack("tensorrt", {{"alignment.fp32", "4"},
