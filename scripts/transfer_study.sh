@@ -47,6 +47,10 @@ pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090" "v100-eager-fp16 a100-eager-fp16"
 tf_devices=(v100-tf-fp16 a100-tf-fp16)
 tf_pairs=("v100-tf-fp16 a100-tf-fp16" "a100-tf-fp16 v100-tf-fp16")
 
+# The fields a per-SM streaming fit frees where the device's selection names none: the tool's
+# default fields with the per-core streaming limit in place of the memory efficiency.
+per_sm_fields=matrix_efficiency,vector_efficiency,core_stream_bytes_per_cycle,overlap,kernel_overhead_scale
+
 # The selection of each device's rows, and the fields its fit frees (as calibrate_profiles.sh).
 select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `sel`, fit in `fit`
   fit=()
@@ -102,7 +106,7 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
   # start profile's value, the per-core streaming limit fitted in its place.
   if [ -n "${per_sm_start:-}" ]; then
     if [ ${#fit[@]} -eq 0 ]; then
-      fit=(--fit matrix_efficiency,vector_efficiency,core_stream_bytes_per_cycle,overlap,kernel_overhead_scale)
+      fit=(--fit "$per_sm_fields")
     else
       fit=("${fit[@]/memory_efficiency/core_stream_bytes_per_cycle}")
     fi
@@ -336,7 +340,7 @@ per_sm_start="$variant/start.yaml"
 study_with_tf "$variant" "$transposes_eager"
 per_sm_start=
 training_fit "$transposes_eager" "$variant/rtx-3090-training" --from "$variant/start.yaml" \
-  --fit matrix_efficiency,vector_efficiency,core_stream_bytes_per_cycle,overlap,kernel_overhead_scale
+  --fit "$per_sm_fields"
 eager=pytorch-eager
 for dir in data/calibrated/reports/transfer data/calibrated/reports/transfer/nchw-transposes \
     "$variant"; do
