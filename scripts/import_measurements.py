@@ -152,7 +152,13 @@ def classify(row):
             raise Excluded('inconsistent source', 'inference engine not stated in the remark')
         return 'tensorrt', fw, '', ENGINE_LATENCY
     if sid == 'dle_pyt_convnets':
-        layout = 'NHWC' if 'nhwc' in fw else 'NCHW'
+        # launch.py --mode benchmark_inference runs each model's entry of the ConvNets
+        # configs.yml, and every AMP entry (all models, all platforms) sets memory_format: nhwc,
+        # as the READMEs' inference commands do (--amp --memory-format nhwc); the FP32 and TF32
+        # entries keep PyTorch's default, NCHW (NVIDIA/DeepLearningExamples@0fadac23
+        # PyTorch/Classification/ConvNets/configs.yml). The collected framework note names
+        # memory_format nhwc on the ResNet-50 rows alone, FP32 ones included.
+        layout = 'NHWC' if row['precision'] == 'AMP' else 'NCHW'
         regime = LARGE_BATCH if batch >= LARGE_BATCH_MIN else FRAMEWORK_LATENCY
         return 'pytorch-eager', 'PyTorch NGC 21.03', layout, regime
     if sid == 'dle_tf1_convnets':

@@ -92,6 +92,29 @@ TEST_CASE("NVIDIA DLE PyTorch large-batch rows are the steady state, batch / thr
   CHECK(n == 59);
 }
 
+TEST_CASE("NVIDIA DLE PyTorch rows record the layout their benchmark ran in",
+          "[calibrate][golden]") {
+  // launch.py takes each model's configs.yml entry, and every AMP entry sets memory_format: nhwc
+  // (data/README.md): fp16 rows are NHWC, fp32 and tf32 rows NCHW, on every chip and model.
+  std::map<std::string, int> by_precision;
+  std::set<std::string> fp16_models;
+  for (const Measurement& m : AllRows()) {
+    if (m.source_id != "dle_pyt_convnets") continue;
+    INFO(m.where() << " " << m.model << " " << m.precision);
+    const auto layout = m.extra.find("layout");
+    REQUIRE(layout != m.extra.end());
+    CHECK(layout->second == (m.precision == "fp16" ? "NHWC" : "NCHW"));
+    ++by_precision[m.precision];
+    if (m.precision == "fp16") fp16_models.insert(m.model);
+  }
+  CHECK(by_precision["fp16"] > 0);
+  CHECK(by_precision["fp32"] > 0);
+  // Not only the ResNet-50 rows: the ResNeXts and EfficientNets too.
+  CHECK(fp16_models.count("resnet50") == 1);
+  CHECK(fp16_models.count("resnext101-32x4d") == 1);
+  CHECK(fp16_models.count("efficientnet-b0") == 1);
+}
+
 TEST_CASE("dcnas's own host-cpu timings load and name zoo models", "[calibrate][golden]") {
   const auto rows = LoadMeasurements(DataPath("measurements/host-cpu.csv"), RealVocabulary());
   REQUIRE(rows.size() >= 60);  // >= 20 models x 3 batch sizes
