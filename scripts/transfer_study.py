@@ -21,7 +21,8 @@ adds the row "target host's floor" wherever DIR holds A-on-B.host-floor.residual
 Standard library only. Metrics follow calibrate/metrics.cc: APE = |pred - meas| / meas; Kendall
 tau-b of predicted vs measured latency ranks rows at the same batch size only. The speedup of chip
 B over chip A for one (model, batch, image size) is latency_A / latency_B; its Kendall tau-b is
-over all pairs of such configurations.
+over all pairs of such configurations, and (speedup_tau_models) over models, each model's speedup
+the geometric mean over its configurations.
 """
 import csv
 import math
@@ -96,13 +97,34 @@ def speedup_stats(meas, pred):
     }
 
 
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def per_model(keys, values):
+    """{model: geometric mean of its values} for configuration keys (model, batch, image)."""
+    by_model = {}
+    for k, v in zip(keys, values):
+        by_model.setdefault(k[0], []).append(v)
+    return {model: geomean(v) for model, v in by_model.items()}
+
+
 def speedup_metrics(src, dst):
-    """src, dst: {key: (measured, predicted)} on chip A and chip B. Speedup = A / B."""
+    """src, dst: {key: (measured, predicted)} on chip A and chip B. Speedup = A / B. Besides the
+    per-configuration statistics, tau_models: Kendall tau-b over models, each model's speedup the
+    geometric mean over its configurations (nan below two models)."""
     keys = sorted(set(src) & set(dst))
     if len(keys) < 2:
         return None
-    return speedup_stats([src[k][0] / dst[k][0] for k in keys],
-                         [src[k][1] / dst[k][1] for k in keys])
+    meas = [src[k][0] / dst[k][0] for k in keys]
+    pred = [src[k][1] / dst[k][1] for k in keys]
+    stats = speedup_stats(meas, pred)
+    meas_m, pred_m = per_model(keys, meas), per_model(keys, pred)
+    models = sorted(meas_m)
+    stats["models"] = len(models)
+    stats["tau_models"] = (tau_b([pred_m[m] for m in models], [meas_m[m] for m in models])
+                           if len(models) >= 2 else float("nan"))
+    return stats
 
 
 def families(path):
@@ -183,8 +205,10 @@ def reproducibility(d):
              " measured with other software, against the reference the transfer study predicts"
              " (PyTorch 2.4.0 NCHW on both chips).",
              "# tau: Kendall tau-b of the alternative vs the reference speedups;"
-             " med_abs_diff: median |alternative / reference - 1| in %.",
-             "comparison\tconfigurations\ttau\tmed_abs_diff"]
+             " med_abs_diff: median |alternative / reference - 1| in %; tau_models: the same tau over"
+             " models, each model's speedup the geometric mean over its configurations (n/a for the"
+             " oracle, which predicts a model from its own configurations).",
+             "comparison\tconfigurations\ttau\tmed_abs_diff\tmodels\ttau_models"]
     for name_a, ver_a, lay_a, name_b, ver_b, lay_b in alternatives:
         a = per_image_latency("timm_rtx3090.csv", ver_a, lay_a)
         b = per_image_latency("timm_rtx4090.csv", ver_b, lay_b)
@@ -192,14 +216,18 @@ def reproducibility(d):
         alt = [a[k] / b[k] for k in keys]
         meas = [ref[k] for k in keys]
         diff = statistics.median(abs(x / y - 1) for x, y in zip(alt, meas))
+        alt_m, meas_m = per_model(keys, alt), per_model(keys, meas)
+        models = sorted(alt_m)
+        tau_models = tau_b([alt_m[m] for m in models], [meas_m[m] for m in models])
         lines.append(f"3090 {name_a} / 4090 {name_b}\t{len(keys)}\t{tau_b(alt, meas):.3f}\t"
-                     f"{100 * diff:.1f}")
+                     f"{100 * diff:.1f}\t{len(models)}\t{tau_models:.3f}")
     keys = sorted(k for k in ref if any(j[0] == k[0] and j != k for j in ref))
     oracle = [statistics.mean(ref[j] for j in ref if j[0] == k[0] and j != k) for k in keys]
     meas = [ref[k] for k in keys]
     diff = statistics.median(abs(x / y - 1) for x, y in zip(oracle, meas))
     lines.append(f"oracle: mean measured speedup of the same model at its other resolutions\t"
-                 f"{len(keys)}\t{tau_b(oracle, meas):.3f}\t{100 * diff:.1f}")
+                 f"{len(keys)}\t{tau_b(oracle, meas):.3f}\t{100 * diff:.1f}\t"
+                 f"{len({k[0] for k in keys})}\tn/a")
     write_table(d, "reproducibility.tsv", lines)
 
 
@@ -527,9 +555,11 @@ def main():
              "# rows: target rows predicted; MAPE / median APE / median signed error / within +-20 % /"
              " Kendall tau (same batch) in %;",
              "# speedup B over A = latency_A / latency_B per (model, batch, image): median predicted,"
-             " median measured, median error of the predicted speedup %, Kendall tau over configurations.",
+             " median measured, median error of the predicted speedup %, Kendall tau over configurations;"
+             " models and speedup_tau_models: Kendall tau over models, each model's speedup the"
+             " geometric mean over its configurations.",
              "direction\tpredictor\trows\tMAPE\tmedAPE\tmed_signed\twithin20\ttau\tpairs\t"
-             "speedup_pred\tspeedup_meas\tspeedup_err\tspeedup_tau"]
+             "speedup_pred\tspeedup_meas\tspeedup_err\tspeedup_tau\tmodels\tspeedup_tau_models"]
     by_family = ["# Speedup B over A by family, chip A's fit on both chips' spec sheets (the table's"
                  " \"fit on A\" rows): configurations, median measured and predicted speedup,"
                  " median error of the predicted speedup %, Kendall tau-b of predicted vs measured"
@@ -564,7 +594,8 @@ def main():
                 f"{a} -> {b}", name, str(m["n"]), fmt(m["mape"], ".1f"), fmt(m["median"], ".1f"),
                 fmt(m["signed"], "+.1f"), fmt(m["w20"], ".0f"), fmt(m["tau"], ".3f"),
                 str(s["n"]) if s else "0", fmt(s and s["pred"], ".3f"), fmt(s and s["meas"], ".3f"),
-                fmt(s and s["ratio_err"], "+.1f"), fmt(s and s["tau"], ".3f")]))
+                fmt(s and s["ratio_err"], "+.1f"), fmt(s and s["tau"], ".3f"),
+                str(s["models"]) if s else "0", fmt(s and s["tau_models"], ".3f")]))
     write_table(d, "transfer_table.tsv", lines)
     write_table(d, "speedup_by_family.tsv", by_family)
     memory_per_sm(d)
