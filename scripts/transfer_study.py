@@ -32,6 +32,10 @@ import statistics
 import sys
 
 
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 def load(path, column, device=None):
     """{(model, batch, image): (measured_ms, predicted_ms)} of the rows (of `device`, when given);
     duplicate keys are geomean'd. None when the column is blank."""
@@ -44,11 +48,8 @@ def load(path, column, device=None):
                 continue
             key = (r["model"], int(r["batch_size"]), int(r["image_size"]))
             rows.setdefault(key, []).append((float(r["measured_ms"]), float(r[column])))
-    out = {}
-    for key, vals in rows.items():
-        n = len(vals)
-        out[key] = tuple(math.exp(sum(math.log(v[i]) for v in vals) / n) for i in range(2))
-    return out
+    return {key: tuple(geomean([v[i] for v in vals]) for i in range(2))
+            for key, vals in rows.items()}
 
 
 def tau_b(a, b, groups=None, across=False):
@@ -97,16 +98,17 @@ def speedup_stats(meas, pred):
     }
 
 
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
-def per_model(keys, values):
-    """{model: geometric mean of its values} for configuration keys (model, batch, image)."""
+def tau_over_models(keys, a, b):
+    """(models, Kendall tau-b of a against b over models), each model's value the geometric mean
+    of its configurations' (keys: (model, ...)); tau nan below two models."""
     by_model = {}
-    for k, v in zip(keys, values):
-        by_model.setdefault(k[0], []).append(v)
-    return {model: geomean(v) for model, v in by_model.items()}
+    for k, x, y in zip(keys, a, b):
+        by_model.setdefault(k[0], []).append((x, y))
+    models = sorted(by_model)
+    if len(models) < 2:
+        return len(models), float("nan")
+    return len(models), tau_b([geomean([x for x, _ in by_model[m]]) for m in models],
+                              [geomean([y for _, y in by_model[m]]) for m in models])
 
 
 def speedup_metrics(src, dst):
@@ -119,11 +121,7 @@ def speedup_metrics(src, dst):
     meas = [src[k][0] / dst[k][0] for k in keys]
     pred = [src[k][1] / dst[k][1] for k in keys]
     stats = speedup_stats(meas, pred)
-    meas_m, pred_m = per_model(keys, meas), per_model(keys, pred)
-    models = sorted(meas_m)
-    stats["models"] = len(models)
-    stats["tau_models"] = (tau_b([pred_m[m] for m in models], [meas_m[m] for m in models])
-                           if len(models) >= 2 else float("nan"))
+    stats["models"], stats["tau_models"] = tau_over_models(keys, pred, meas)
     return stats
 
 
@@ -216,11 +214,9 @@ def reproducibility(d):
         alt = [a[k] / b[k] for k in keys]
         meas = [ref[k] for k in keys]
         diff = statistics.median(abs(x / y - 1) for x, y in zip(alt, meas))
-        alt_m, meas_m = per_model(keys, alt), per_model(keys, meas)
-        models = sorted(alt_m)
-        tau_models = tau_b([alt_m[m] for m in models], [meas_m[m] for m in models])
+        models, tau_models = tau_over_models(keys, alt, meas)
         lines.append(f"3090 {name_a} / 4090 {name_b}\t{len(keys)}\t{tau_b(alt, meas):.3f}\t"
-                     f"{100 * diff:.1f}\t{len(models)}\t{tau_models:.3f}")
+                     f"{100 * diff:.1f}\t{models}\t{tau_models:.3f}")
     keys = sorted(k for k in ref if any(j[0] == k[0] and j != k for j in ref))
     oracle = [statistics.mean(ref[j] for j in ref if j[0] == k[0] and j != k) for k in keys]
     meas = [ref[k] for k in keys]
