@@ -98,11 +98,11 @@ class MpiExecutor : public Executor {
     }
   }
 
-  // The workers stop when the executor goes (Run is called once per round of a search).
+  // The workers stop when the executor goes (Run is called once per round of a search). With a
+  // rank lost to the timeout the job is aborted at once, the live workers still waiting for a
+  // job: stopping them first would have them finalize while mpirun tears the job down, and that
+  // teardown is where OpenMPI 4.1's mpirun once crashed (SIGSEGV) instead of exiting with 3.
   ~MpiExecutor() override {
-    for (int rank = 1; rank < size_; ++rank) {
-      if (lost_.count(rank) == 0) Send("", rank, kTagStop);
-    }
     if (!lost_.empty()) {
       std::fprintf(stderr,
                    "dcnas: %zu MPI worker(s) ran past --task-timeout; every result is written, "
@@ -110,6 +110,7 @@ class MpiExecutor : public Executor {
                    lost_.size());
       MpiSession::Abort(3);
     }
+    for (int rank = 1; rank < size_; ++rank) Send("", rank, kTagStop);
   }
 
  private:

@@ -82,9 +82,25 @@ same "killed + resumed equals the in-process run" "$tmp/ref.csv" "$tmp/k.csv"
 # A worker that stops answering (rank 2 stalls on its second job, DCNAS_STALL_AT): past
 # --task-timeout its job is reported failed, the other worker does the rest, and rank 0 aborts
 # the job (exit 3) once every result is written; --resume trains the one that was lost.
-check "a stalled worker times out" 3 mpirun -np 2 "$dcnas" accuracy-data generate "${opts[@]}" \
-  --executor mpi --task-timeout 30 --out "$tmp/t.csv" : -np 1 -x DCNAS_STALL_AT=mpi.worker-job:2 \
-  "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --task-timeout 30 --out "$tmp/t.csv"
+# mpirun itself dying on a signal after rank 0's abort is a launcher fault, not the product's:
+# it is reported and the case is run once more; a second time fails.
+stall() {
+  mpirun -np 2 "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --task-timeout 30 \
+    --out "$tmp/t.csv" : -np 1 -x DCNAS_STALL_AT=mpi.worker-job:2 \
+    "$dcnas" accuracy-data generate "${opts[@]}" --executor mpi --task-timeout 30 --out "$tmp/t.csv"
+}
+stall >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -gt 128 ] && grep -q "MPI_ABORT was invoked on rank 0" "$tmp/err"; then
+  echo "note mpirun died on signal $((rc - 128)) after rank 0's MPI_Abort; running the case again"
+  rm -f "$tmp/t.csv"
+  stall >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+fi
+if [ "$rc" -eq 3 ]; then echo "ok   a stalled worker times out"; else
+  echo "FAIL a stalled worker times out: exit $rc, expected 3"; sed 's/^/  /' "$tmp/err" | tail -8
+  fails=$((fails + 1))
+fi
 contains "the timeout is reported" "$tmp/err" "no result from MPI rank 2"
 contains "the abort is explained" "$tmp/err" "ran past --task-timeout"
 rows=$(($(wc -l <"$tmp/t.csv") - 1))
