@@ -7,12 +7,14 @@ check() {  # check NAME EXPECTED_RC COMMAND...
   local name="$1" expected="$2"
   shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -ne "$expected" ]; then
-    echo "FAIL $name: exit $rc, expected $expected"; sed 's/^/  /' "$tmp/err" | head -5
+  check_rc "$name" "$expected" $?
+}
+check_rc() {  # check_rc NAME EXPECTED_RC RC: the verdict on an exit code in hand, stderr in $tmp/err
+  if [ "$3" -ne "$2" ]; then
+    echo "FAIL $1: exit $3, expected $2"; sed 's/^/  /' "$tmp/err" | head -5
     fails=$((fails + 1))
   else
-    echo "ok   $name"
+    echo "ok   $1"
   fi
 }
 contains() {  # contains NAME FILE PATTERN

@@ -97,10 +97,7 @@ if [ "$rc" -gt 128 ] && grep -q "MPI_ABORT was invoked on rank 0" "$tmp/err"; th
   stall >"$tmp/out" 2>"$tmp/err"
   rc=$?
 fi
-if [ "$rc" -eq 3 ]; then echo "ok   a stalled worker times out"; else
-  echo "FAIL a stalled worker times out: exit $rc, expected 3"; sed 's/^/  /' "$tmp/err" | tail -8
-  fails=$((fails + 1))
-fi
+check_rc "a stalled worker times out" 3 "$rc"
 contains "the timeout is reported" "$tmp/err" "no result from MPI rank 2"
 contains "the abort is explained" "$tmp/err" "ran past --task-timeout"
 rows=$(($(wc -l <"$tmp/t.csv") - 1))
