@@ -52,6 +52,9 @@ calibrate a100-pytorch-eager-fp16 --accel a100 --stack pytorch-eager --precision
 calibrate a100-tensorrt-fp16 --accel a100 --stack tensorrt --precision fp16 \
   --measurements $m/nvidia_dle.csv --set hbm.bandwidth_gbps=2039 \
   --fit matrix_efficiency,kernel_overhead_scale --no-cv
+# H200: the project's own timm points (scripts/measure_timm_gpu.py; PyTorch 2.11, NCHW, AMP fp16).
+calibrate h200-pytorch-eager-fp16 --accel h200 --stack pytorch-eager --precision fp16 \
+  --measurements $m/own_h200.csv
 # TPU v3: one inference measurement (MLPerf v0.5 ResNet-50 Offline). The simulated ResNet-50 is
 # half matrix-bound, half HBM-bound there, so the two efficiencies are fitted; one row cannot
 # separate them: the regularisation splits the correction between them.

@@ -386,12 +386,14 @@ def pooled_lodo(d):
     """Leave-one-device-out of the fits pooling the eager fp16 chips (DIR/pooled/): each chip's
     rows predicted by the fit on the other chips, by its own spec sheet."""
     lines = ["# Pooled eager fp16 fits (rtx-3090, rtx-4090, v100, a100), leave one device out:"
-             " each chip's rows predicted by the fit on the other three (scripts/transfer_study.sh).",
+             " each chip's rows predicted by the fit on the other three (scripts/transfer_study.sh);"
+             " the H200, in no pool, by the fit on all four.",
              "# rows: MAPE / median APE / median signed error / within +-20 % / Kendall tau (same"
              " batch) in %; speedup B over A with both chips held out in turn.",
              "fit\tdevice\trows\tMAPE\tmedAPE\tmed_signed\twithin20\ttau",
              ]
-    speedups = ["fit\tpair\tpairs\tspeedup_pred\tspeedup_meas\tspeedup_err\tspeedup_tau"]
+    speedups = ["fit\tpair\tpairs\tspeedup_pred\tspeedup_meas\tspeedup_err\tspeedup_tau\tmodels"
+                "\tspeedup_tau_models"]
     for stem, name in POOLED_VARIANTS:
         path = os.path.join(d, "pooled", stem + ".residuals.csv")
         if not os.path.exists(path):
@@ -402,12 +404,25 @@ def pooled_lodo(d):
             lines.append("\t".join([name, device, str(m["n"]), fmt(m["mape"], ".1f"),
                                     fmt(m["median"], ".1f"), fmt(m["signed"], "+.1f"),
                                     fmt(m["w20"], ".0f"), fmt(m["tau"], ".3f")]))
-        for a, b in POOLED_PAIRS:
-            s = speedup_metrics(lodo.get(a, {}), lodo.get(b, {}))
+        pairs = [(a, b, lodo.get(a, {}), lodo.get(b, {})) for a, b in POOLED_PAIRS]
+        # A chip in no pool (the project's own H200): predicted by the fit on all pooled chips;
+        # its speedup over a pooled chip A takes A's in-sample predictions.
+        unseen_path = os.path.join(d, "pooled", stem + ".h200.residuals.csv")
+        if os.path.exists(unseen_path):
+            unseen = load(unseen_path, "predicted_ms")
+            m = row_metrics(unseen)
+            lines.append("\t".join([name, "h200 (in no pool; the fit on all four)", str(m["n"]),
+                                    fmt(m["mape"], ".1f"), fmt(m["median"], ".1f"),
+                                    fmt(m["signed"], "+.1f"), fmt(m["w20"], ".0f"),
+                                    fmt(m["tau"], ".3f")]))
+            pairs += [(a, "h200", load(path, "predicted_ms", a), unseen) for a in sorted(lodo)]
+        for a, b, src, dst in pairs:
+            s = speedup_metrics(src, dst)
             if s:
                 speedups.append("\t".join([name, f"{a} -> {b}", str(s["n"]),
                                            fmt(s["pred"], ".3f"), fmt(s["meas"], ".3f"),
-                                           fmt(s["ratio_err"], "+.1f"), fmt(s["tau"], ".3f")]))
+                                           fmt(s["ratio_err"], "+.1f"), fmt(s["tau"], ".3f"),
+                                           str(s["models"]), fmt(s["tau_models"], ".3f")]))
     write_table(os.path.join(d, "pooled"), "lodo_table.tsv", lines + [""] + speedups)
 
 

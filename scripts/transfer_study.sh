@@ -2,8 +2,9 @@
 # Leave-one-device-out transfer study (calibrate/README.md, "Cross-generation transfer"): for each
 # pair of chips that share a regime and software stack (RTX 3090 / 4090 under timm, V100 / A100
 # and T4 / V100 under NVIDIA DLE's eager PyTorch, V100 / A100 under NVIDIA DLE's TensorFlow 1.15,
-# T4 / V100 under PaddleClas's TensorRT tables), chip B's rows are predicted from chip B's spec
-# sheet with (a) the documented defaults, (b) the
+# T4 / V100 under PaddleClas's TensorRT tables; and each eager fp16 chip to the project's own H200
+# timings, a chip no fit or mechanism here was chosen on), chip B's rows are predicted from chip
+# B's spec sheet with (a) the documented defaults, (b) the
 # calibration fitted on chip A's rows, and for reference (c) chip B's own fit, held out by family.
 # Fits are fresh (same selections and fitted fields as scripts/calibrate_profiles.sh) and written
 # under data/calibrated/reports/transfer/, with per-row residual CSVs and the table
@@ -37,11 +38,13 @@ tf=tensorflow  # the TensorFlow pair's stack (a variant may set a file)
 # The chips (fit selections below) and the directions studied; the Ampere TensorRT study at the
 # end sets its own.
 devices=(rtx-3090 rtx-4090 v100-eager-fp16 a100-eager-fp16 t4-trt-fp32 v100-trt-fp32
-         t4-eager-fp16 t4-eager-fp32 v100-eager-fp32)
+         t4-eager-fp16 t4-eager-fp32 v100-eager-fp32 h200-eager-fp16)
 pairs=("rtx-3090 rtx-4090" "rtx-4090 rtx-3090" "v100-eager-fp16 a100-eager-fp16"
        "t4-trt-fp32 v100-trt-fp32" "v100-trt-fp32 t4-trt-fp32"
        "t4-eager-fp16 v100-eager-fp16" "v100-eager-fp16 t4-eager-fp16"
-       "t4-eager-fp32 v100-eager-fp32" "v100-eager-fp32 t4-eager-fp32")
+       "t4-eager-fp32 v100-eager-fp32" "v100-eager-fp32 t4-eager-fp32"
+       "rtx-3090 h200-eager-fp16" "rtx-4090 h200-eager-fp16"
+       "v100-eager-fp16 h200-eager-fp16" "a100-eager-fp16 h200-eager-fp16")
 # The TensorFlow pair runs in the main study only (the variants below switch mechanisms of the
 # eager and tensorrt stacks, not of the tensorflow one).
 tf_devices=(v100-tf-fp16 a100-tf-fp16)
@@ -59,6 +62,11 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
                    --measurements $m/timm_rtx3090.csv "${timm[@]}") ;;
     rtx-4090) sel=(--accel rtx-4090 --stack "$eager" --precision fp16
                    --measurements $m/timm_rtx4090.csv "${timm[@]}") ;;
+    # The project's own H200 rows (scripts/measure_timm_gpu.py): timm's points of the RTX 4090
+    # table, PyTorch 2.11, NCHW AMP; a chip no published table here covers and no shipped profile
+    # was fitted on (the only target that is not also a source).
+    h200-eager-fp16) sel=(--accel h200 --stack "$eager" --precision fp16
+                          --measurements $m/own_h200.csv) ;;
     v100-eager-fp16) sel=(--accel v100 --stack "$eager" --precision fp16 --regime large_batch
                           --measurements $m/nvidia_dle.csv) ;;
     # Only A100 80 GB rows exist: the 40 GB spec with the 80 GB part's bandwidth (a spec-sheet value).
@@ -190,6 +198,14 @@ echo "== pooled eager fp16 fit with the per-core streaming limit"
   --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle \
   --name eager-fp16-pooled-core-stream --out "$pooled/pooled-core-stream.yaml" \
   --residuals "$pooled/pooled-core-stream.residuals.csv" > "$pooled/pooled-core-stream.txt"
+# The project's own H200, in neither pool: each pooled fit (all four chips) predicts its rows by
+# its spec sheet (transfer_study.py tabulates them with the speedups from each pooled chip).
+for stem in pooled pooled-core-stream; do
+  echo "== $stem on h200"
+  "$dcnas" calibrate --accel h200 --stack pytorch-eager --precision fp16 \
+    --measurements $m/own_h200.csv --evaluate "$pooled/$stem.yaml" \
+    --residuals "$pooled/$stem.h200.residuals.csv" > "$pooled/$stem.h200.txt"
+done
 
 # The 3090 training profile's fit on an eager stack variant (a regression check of a mechanism):
 # OUT.yaml and its report OUT.txt; ARGS (optional) go to the fit (fields, start profile).

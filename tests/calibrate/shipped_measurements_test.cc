@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "calibrate/csv_reader.h"
 #include "calibrate/measurement.h"
@@ -25,9 +26,10 @@
 namespace dcnas::calibrate {
 namespace {
 
-// Not imported measurements: dcnas's own CPU timings (host-cpu.csv, written by `dcnas measure`,
-// checked separately below). The importer's bookkeeping lives in measurements/bookkeeping/.
-const std::set<std::string> kNotImported = {"host-cpu.csv"};
+// Not imported measurements: dcnas's own CPU timings (host-cpu.csv, written by `dcnas measure`)
+// and GPU timings (own_h200.csv, written by scripts/measure_timm_gpu.py), checked separately
+// below. The importer's bookkeeping lives in measurements/bookkeeping/.
+const std::set<std::string> kNotImported = {"host-cpu.csv", "own_h200.csv"};
 
 std::vector<std::string> MeasurementFiles() {
   std::vector<std::string> files;
@@ -133,6 +135,38 @@ TEST_CASE("dcnas's own host-cpu timings load and name zoo models", "[calibrate][
   }
   CHECK(models_seen.size() >= 20);
   CHECK(batches.size() >= 3);
+}
+
+TEST_CASE("dcnas's own H200 timings are points of the RTX 4090 timm table", "[calibrate][golden]") {
+  const auto rows = LoadMeasurements(DataPath("measurements/own_h200.csv"), RealVocabulary());
+  REQUIRE(rows.size() >= 100);
+  // The points the measuring script takes: timm_rtx4090.csv's PyTorch 2.4.0 NCHW rows.
+  std::map<std::tuple<std::string, int, int>, std::string> points;
+  for (const Measurement& m :
+       LoadMeasurements(DataPath("measurements/timm_rtx4090.csv"), RealVocabulary())) {
+    if (m.Extra("stack_version") == "PyTorch 2.4.0 (cu124)" && m.Extra("layout") == "NCHW") {
+      points[{m.source_model, m.batch_size, m.image_size}] = m.model;
+    }
+  }
+  std::set<std::tuple<std::string, int, int>> seen;
+  std::set<std::string> models_seen;
+  for (const Measurement& m : rows) {
+    INFO(m.where());
+    CHECK(m.device == "h200");
+    CHECK(m.stack == "pytorch-eager");
+    CHECK(m.precision == "fp16");
+    CHECK(m.regime == "large_batch");
+    CHECK(m.Extra("layout") == "NCHW");
+    const auto key = std::make_tuple(m.source_model, m.batch_size, m.image_size);
+    CHECK(seen.insert(key).second);  // each point once
+    const auto point = points.find(key);
+    REQUIRE(point != points.end());
+    CHECK(point->second == m.model);  // the same zoo model as the 4090's row
+    CHECK(models::BuiltinModels().Contains(m.model));
+    CHECK(m.throughput_img_per_s == Approx(1000.0 * m.batch_size / m.latency_ms).epsilon(1e-3));
+    models_seen.insert(m.model);
+  }
+  CHECK(models_seen.size() >= 40);
 }
 
 TEST_CASE("the model map names only zoo models", "[calibrate][golden]") {

@@ -38,8 +38,8 @@ on_chip:
 TEST_CASE("every shipped accelerator loads, with consistent peaks") {
   const auto names = AcceleratorNames();
   for (const char* required :
-       {"tpu-v2", "tpu-v3", "tpu-v4", "v100", "a100", "a30", "a10", "h100", "t4", "rtx-3090",
-        "rtx-4090", "host-cpu", "epyc-zen4", "tpu-v3-hbm2x", "tpu-v3-mxu256"}) {
+       {"tpu-v2", "tpu-v3", "tpu-v4", "v100", "a100", "a30", "a10", "h100", "h200", "t4",
+        "rtx-3090", "rtx-4090", "host-cpu", "epyc-zen4", "tpu-v3-hbm2x", "tpu-v3-mxu256"}) {
     CHECK(std::find(names.begin(), names.end(), required) != names.end());
   }
   for (const auto& name : names) {
@@ -62,6 +62,13 @@ TEST_CASE("every shipped accelerator loads, with consistent peaks") {
         Approx(312.0).epsilon(0.01));
   CHECK(LoadAccelerator("h100").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
         Approx(989.4).epsilon(0.01));
+  // The H200 is the H100's die with HBM3e: the same peaks, 4.8 against 3.35 TB/s, a larger L2.
+  const AcceleratorSpec h100 = LoadAccelerator("h100");
+  const AcceleratorSpec h200 = LoadAccelerator("h200");
+  CHECK(h200.PeakFlopsPerS(models::DType::kFp16) == h100.PeakFlopsPerS(models::DType::kFp16));
+  CHECK(h200.cores == h100.cores);
+  CHECK(h200.hbm_bandwidth_gbps / h100.hbm_bandwidth_gbps == Approx(4800.0 / 3352.0));
+  CHECK(h200.RidgeFlopPerByte(models::DType::kFp16) < h100.RidgeFlopPerByte(models::DType::kFp16));
   CHECK(LoadAccelerator("rtx-3090").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
         Approx(71.0).epsilon(0.01));
   CHECK(LoadAccelerator("v100").PeakFlopsPerS(models::DType::kFp32) / 1e12 ==
@@ -158,7 +165,7 @@ TEST_CASE("board power: the sustained clock fits the board limit, with a DVFS cu
   // The shipped parts: a reference part holds its boost clock; a part that shares its die or
   // process at a lower board power does not (T4 against the V100's SMs, A30 against the A100's,
   // A10 against the RTX 3090's), and a --set of the board power is a what-if.
-  for (const char* own : {"v100", "a100", "rtx-3090", "rtx-4090", "h100"}) {
+  for (const char* own : {"v100", "a100", "rtx-3090", "rtx-4090", "h100", "h200"}) {
     INFO(own);
     const AcceleratorSpec s = LoadAccelerator(own);
     CHECK(s.power.present());
