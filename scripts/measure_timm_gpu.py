@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Times timm CNNs on one CUDA GPU the way timm's inference benchmark does, for the project's own
-measurement tables (data/measurements/own_*.csv; data/measurements/README.md).
+measurement tables (data/measurements/own_*.csv; data/README.md, "measurements/").
 
 The (model, batch size, image size) points are those of a published timm table already in
 data/measurements/ (by default the RTX 4090's PyTorch 2.4.0 NCHW rows), so that every row measured
@@ -98,7 +98,8 @@ def main(argv):
     points = read_points(args.points, args.stack_version)
     pair_keys = set(read_points(args.pair, args.stack_version)) if args.pair else set()
     done = set()
-    if os.path.exists(args.out) and os.path.getsize(args.out) > 0:
+    resuming = os.path.exists(args.out) and os.path.getsize(args.out) > 0
+    if resuming:
         with open(args.out, newline='') as f:
             reader = csv.DictReader(f)
             if reader.fieldnames != COLUMNS:
@@ -128,12 +129,11 @@ def main(argv):
           f'{stack_version}, cuDNN {torch.backends.cudnn.version()}, timm {timm.__version__}; '
           f'{len(done)} points done, {len(todo)} to measure', flush=True)
 
-    new_file = not os.path.exists(args.out) or os.path.getsize(args.out) == 0
     start = time.monotonic()
     measured = 0
     with open(args.out, 'a', newline='') as f:
         out = csv.writer(f)
-        if new_file:
+        if not resuming:
             out.writerow(COLUMNS)
             f.flush()
         model, model_name = None, None

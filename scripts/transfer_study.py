@@ -25,6 +25,7 @@ over all pairs of such configurations, and (speedup_tau_models) over models, eac
 the geometric mean over its configurations.
 """
 import csv
+import glob
 import math
 import os
 import re
@@ -405,17 +406,17 @@ def pooled_lodo(d):
                                     fmt(m["median"], ".1f"), fmt(m["signed"], "+.1f"),
                                     fmt(m["w20"], ".0f"), fmt(m["tau"], ".3f")]))
         pairs = [(a, b, lodo.get(a, {}), lodo.get(b, {})) for a, b in POOLED_PAIRS]
-        # A chip in no pool (the project's own H200): predicted by the fit on all pooled chips;
-        # its speedup over a pooled chip A takes A's in-sample predictions.
-        unseen_path = os.path.join(d, "pooled", stem + ".h200.residuals.csv")
-        if os.path.exists(unseen_path):
+        # Chips in no pool (STEM.DEVICE.residuals.csv: the project's own H200): predicted by the
+        # fit on all pooled chips; the speedup over a pooled chip A takes A's in-sample predictions.
+        for unseen_path in sorted(glob.glob(os.path.join(d, "pooled", stem + ".*.residuals.csv"))):
+            device = os.path.basename(unseen_path)[len(stem) + 1:-len(".residuals.csv")]
             unseen = load(unseen_path, "predicted_ms")
             m = row_metrics(unseen)
-            lines.append("\t".join([name, "h200 (in no pool; the fit on all four)", str(m["n"]),
-                                    fmt(m["mape"], ".1f"), fmt(m["median"], ".1f"),
+            lines.append("\t".join([name, f"{device} (in no pool; the fit on all four)",
+                                    str(m["n"]), fmt(m["mape"], ".1f"), fmt(m["median"], ".1f"),
                                     fmt(m["signed"], "+.1f"), fmt(m["w20"], ".0f"),
                                     fmt(m["tau"], ".3f")]))
-            pairs += [(a, "h200", load(path, "predicted_ms", a), unseen) for a in sorted(lodo)]
+            pairs += [(a, device, load(path, "predicted_ms", a), unseen) for a in sorted(lodo)]
         for a, b, src, dst in pairs:
             s = speedup_metrics(src, dst)
             if s:

@@ -23,12 +23,15 @@ PY
   || { echo "FAIL $(wc -l < "$tmp/all") points listed, $points expected"; fails=$((fails + 1)); }
 [ ! -e "$tmp/new.csv" ] && echo "ok   --list writes nothing" || { echo "FAIL --list wrote OUT"; fails=$((fails + 1)); }
 # The shared points come first: the first listed is in the 3090 table, the last is not.
-IFS=, read -r s b i _ < <(head -1 "$tmp/all")
-key=$(grep "^[^,]*,[^,]*,[^,]*,[^,]*,$b,$i,.*,$s,.*PyTorch 2.4.0 (cu124),NCHW" "$m/timm_rtx3090.csv" | head -1)
-[ -n "$key" ] && echo "ok   first point shared with the 3090" || { echo "FAIL first point $s $b $i not in the 3090 table"; fails=$((fails + 1)); }
-IFS=, read -r s b i _ < <(tail -1 "$tmp/all")
-key=$(grep "^[^,]*,[^,]*,[^,]*,[^,]*,$b,$i,.*,$s,.*PyTorch 2.4.0 (cu124),NCHW" "$m/timm_rtx3090.csv" | head -1)
-[ -z "$key" ] && echo "ok   last point not shared" || { echo "FAIL last point $s $b $i shared"; fails=$((fails + 1)); }
+shared() {  # shared LISTED_LINE: the point is one of the 3090 table's PyTorch 2.4.0 NCHW rows
+  local s b i
+  IFS=, read -r s b i _ <<< "$1"
+  grep -q "^[^,]*,[^,]*,[^,]*,[^,]*,$b,$i,.*,$s,.*PyTorch 2.4.0 (cu124),NCHW" "$m/timm_rtx3090.csv"
+}
+shared "$(head -1 "$tmp/all")" && echo "ok   first point shared with the 3090" \
+  || { echo "FAIL first point $(head -1 "$tmp/all") not in the 3090 table"; fails=$((fails + 1)); }
+shared "$(tail -1 "$tmp/all")" && { echo "FAIL last point $(tail -1 "$tmp/all") shared"; fails=$((fails + 1)); } \
+  || echo "ok   last point not shared"
 
 # Resume: the shipped H200 file's points are skipped.
 cp "$m/own_h200.csv" "$tmp/part.csv"

@@ -62,7 +62,7 @@ TEST_CASE("every shipped accelerator loads, with consistent peaks") {
         Approx(312.0).epsilon(0.01));
   CHECK(LoadAccelerator("h100").PeakFlopsPerS(models::DType::kFp16) / 1e12 ==
         Approx(989.4).epsilon(0.01));
-  // The H200 is the H100's die with HBM3e: the same peaks, 4.8 against 3.35 TB/s, a larger L2.
+  // The H200 is the H100's die with HBM3e: the same peaks and SMs, 4.8 against 3.35 TB/s.
   const AcceleratorSpec h100 = LoadAccelerator("h100");
   const AcceleratorSpec h200 = LoadAccelerator("h200");
   CHECK(h200.PeakFlopsPerS(models::DType::kFp16) == h100.PeakFlopsPerS(models::DType::kFp16));
