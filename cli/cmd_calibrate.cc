@@ -268,17 +268,16 @@ int RunCalibrate(const Args& args) {
   CalibrateArgs a;
   AddOptions(options, a);
   po::variables_map vm;
-  if (!Parse(
-          args,
-          "dcnas calibrate --accel A[,B...] --stack S --precision P --measurements FILE... "
-          "[--regime R] [--out FILE.yaml]",
-          "Fits the simulator's CalibrationParams to measured latencies (nonlinear least "
-          "squares on log latency, Levenberg-Marquardt, bounded, regularised toward the "
-          "defaults), reports the error before and after and on held-out data (k-fold by "
-          "model, leave-one-family-out, and leave-one-device-out when several chips are pooled), "
-          "and writes a calibrated profile. A fit that does not "
-          "converge writes nothing.",
-          options, {}, vm)) {
+  if (!Parse(args,
+             "dcnas calibrate --accel A[,B...] --stack S --precision P --measurements FILE... "
+             "[--regime R] [--out FILE.yaml]",
+             "Fits the simulator's CalibrationParams to measured latencies (nonlinear least "
+             "squares on log latency, Levenberg-Marquardt, bounded, regularised toward the "
+             "defaults), reports the error before and after and on held-out data (k-fold by "
+             "model, leave-one-family-out, and leave-one-device-out when several chips are pooled, "
+             "overall and by chip), and writes a calibrated profile. A fit that does not "
+             "converge writes nothing.",
+             options, {}, vm)) {
     return 0;
   }
   if (!a.cpu.empty() && a.out.empty()) throw UsageError("--cpu is recorded in --out's profile");
@@ -323,6 +322,23 @@ int RunCalibrate(const Args& args) {
   std::cout << "\nresiduals by family and batch (" << (a.evaluate.empty() ? "fitted" : "evaluated")
             << "):\n"
             << cal::ResidualTable(final_rows).ToText();
+  // A pooled fit: each chip's rows as predicted by the fit on the other chips, from its own spec
+  // sheet (the transfer a new chip would see).
+  const std::vector<double> lodo_ms = result.HeldOutPredictions(cal::kLeaveOneDeviceOut);
+  if (!lodo_ms.empty()) {
+    const std::vector<cal::PredictedRow> held_out = result.Predicted(lodo_ms);
+    std::vector<cal::NamedMetrics> by_device;
+    for (const std::string& d : devices) {
+      std::vector<cal::PredictedRow> mine;
+      for (const cal::PredictedRow& p : held_out) {
+        if (p.row->device == d) mine.push_back(p);
+      }
+      if (!mine.empty()) by_device.push_back({d, cal::MetricsOf(mine)});
+    }
+    std::cout
+        << "\nleave-one-device-out by device (each chip predicted by the fit on the others):\n"
+        << cal::MetricsTable(by_device).ToText();
+  }
   const std::string title =
       Join(spec_names, " + ") + " / " + stack.name + " / " + a.precision + " (" + rows.regime + ")";
   // The outputs are one set, the profile last (WriteFileSet): a kill leaves the old set, the new

@@ -55,6 +55,20 @@ calibrate a100-tensorrt-fp16 --accel a100 --stack tensorrt --precision fp16 \
 # H200: the project's own timm points (scripts/measure_timm_gpu.py; PyTorch 2.11, NCHW, AMP fp16).
 calibrate h200-pytorch-eager-fp16 --accel h200 --stack pytorch-eager --precision fp16 \
   --measurements $m/own_h200.csv
+# Six GPUs in one fit, for a GPU no table covers (by its spec sheet): every eager fp16 chip above
+# (timm RTX 3090 / 4090, NVIDIA DLE V100 / A100 80 GB / T4, the project's H200), each row on its
+# own chip file, with the per-core DRAM streaming limit fitted beside the memory efficiency
+# (sim/README.md, "Memory"). Its leave-one-device-out table is the spec-sheet transfer to each
+# chip from the other five (calibrate/README.md, "Six chips pooled").
+printf 'name: core-stream-start\ndescription: "start (and regularisation target) of the per-core streaming limit"\nparams:\n  core_stream_bytes_per_cycle: 5\n' \
+  > "$rep/core-stream-start.yaml"
+calibrate gpus-pytorch-eager-fp16 --name gpus-pytorch-eager-fp16 \
+  --accel rtx-3090,rtx-4090,v100,a100,h200,t4 --stack pytorch-eager --precision fp16 --regime large_batch \
+  --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv $m/own_h200.csv \
+  --where "rtx-3090:stack_version=PyTorch 2.4.0 (cu124)" rtx-3090:layout=NCHW \
+          "rtx-4090:stack_version=PyTorch 2.4.0 (cu124)" rtx-4090:layout=NCHW \
+  --set a100:hbm.bandwidth_gbps=2039 --from "$rep/core-stream-start.yaml" \
+  --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle
 # TPU v3: one inference measurement (MLPerf v0.5 ResNet-50 Offline). The simulated ResNet-50 is
 # half matrix-bound, half HBM-bound there, so the two efficiencies are fitted; one row cannot
 # separate them: the regularisation splits the correction between them.

@@ -372,8 +372,11 @@ def cross_stack(d):
 
 
 POOLED_VARIANTS = [("pooled", "pooled fit"),
-                   ("pooled-core-stream", "pooled fit + per-core streaming limit")]
-POOLED_PAIRS = [("rtx-3090", "rtx-4090"), ("v100", "a100")]
+                   ("pooled-core-stream", "pooled fit + per-core streaming limit"),
+                   ("six-chips", "six chips pooled"),
+                   ("six-chips-core-stream", "six chips pooled + per-core streaming limit")]
+POOLED_PAIRS = [("rtx-3090", "rtx-4090"), ("v100", "a100"), ("t4", "v100"),
+                ("rtx-3090", "h200"), ("rtx-4090", "h200"), ("v100", "h200")]
 
 
 def load_lodo(path):
@@ -386,9 +389,10 @@ def load_lodo(path):
 def pooled_lodo(d):
     """Leave-one-device-out of the fits pooling the eager fp16 chips (DIR/pooled/): each chip's
     rows predicted by the fit on the other chips, by its own spec sheet."""
-    lines = ["# Pooled eager fp16 fits (rtx-3090, rtx-4090, v100, a100), leave one device out:"
-             " each chip's rows predicted by the fit on the other three (scripts/transfer_study.sh);"
-             " the H200, in no pool, by the fit on all four.",
+    lines = ["# Pooled eager fp16 fits, leave one device out (scripts/transfer_study.sh): each"
+             " chip's rows predicted by its spec sheet from the fit on the other chips. \"pooled"
+             " fit\": rtx-3090, rtx-4090, v100, a100 (the H200, in no pool, by the fit on all"
+             " four); \"six chips pooled\": those four, h200 and t4.",
              "# rows: MAPE / median APE / median signed error / within +-20 % / Kendall tau (same"
              " batch) in %; speedup B over A with both chips held out in turn.",
              "fit\tdevice\trows\tMAPE\tmedAPE\tmed_signed\twithin20\ttau",

@@ -24,7 +24,8 @@
 # (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
 # in registers transfer/ampere-trt-registers/), fitted on more fields than the shipped
-# a100-tensorrt-fp16 profile (memory efficiency too).
+# a100-tensorrt-fp16 profile (memory efficiency too). The pooled fits (transfer/pooled/) hold
+# each chip out in turn: four eager fp16 chips (the H200 predicted by all four), then six.
 # Usage: scripts/transfer_study.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -206,6 +207,25 @@ for stem in pooled pooled-core-stream; do
     --measurements $m/own_h200.csv --evaluate "$pooled/$stem.yaml" \
     --residuals "$pooled/$stem.h200.residuals.csv" > "$pooled/$stem.h200.txt"
 done
+
+# Six chips pooled: the four above, the H200 and the T4 (NVIDIA DLE eager fp16), with and without
+# the per-core streaming limit; each chip is held out in turn, so each is predicted by its spec
+# sheet from the fit on the other five (the second fit is the shipped gpus-pytorch-eager-fp16,
+# scripts/calibrate_profiles.sh).
+pool6=(--accel rtx-3090,rtx-4090,v100,a100,h200,t4 --stack pytorch-eager --precision fp16
+       --regime large_batch
+       --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv $m/own_h200.csv
+       --where "rtx-3090:stack_version=PyTorch 2.4.0 (cu124)" rtx-3090:layout=NCHW
+               "rtx-4090:stack_version=PyTorch 2.4.0 (cu124)" rtx-4090:layout=NCHW
+       --set a100:hbm.bandwidth_gbps=2039)
+echo "== six chips pooled"
+"$dcnas" calibrate "${pool6[@]}" --name eager-fp16-six-chips --out "$pooled/six-chips.yaml" \
+  --residuals "$pooled/six-chips.residuals.csv" > "$pooled/six-chips.txt"
+echo "== six chips pooled with the per-core streaming limit"
+"$dcnas" calibrate "${pool6[@]}" --from "$pooled/core-stream-start.yaml" \
+  --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle \
+  --name eager-fp16-six-chips-core-stream --out "$pooled/six-chips-core-stream.yaml" \
+  --residuals "$pooled/six-chips-core-stream.residuals.csv" > "$pooled/six-chips-core-stream.txt"
 
 # The 3090 training profile's fit on an eager stack variant (a regression check of a mechanism):
 # OUT.yaml and its report OUT.txt; ARGS (optional) go to the fit (fields, start profile).

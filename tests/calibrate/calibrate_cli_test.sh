@@ -14,6 +14,11 @@ check "fit" 0 "$dcnas" calibrate --accel rtx-4090 --stack pytorch-eager --precis
   --out "$tmp/p.yaml" --chart "$tmp/p.svg" --residuals "$tmp/r.csv"
 contains "fit reports held-out error" "$tmp/out" "leave-one-family-out, held-out"
 contains "fit reports residuals by family" "$tmp/out" "residuals by family and batch"
+if grep -q "leave-one-device-out by device" "$tmp/out"; then
+  echo "FAIL a one-chip fit prints a by-device table"; fails=$((fails + 1))
+else
+  echo "ok   a one-chip fit prints no by-device table"
+fi
 contains "profile has params" "$tmp/p.yaml" "matrix_efficiency:"
 contains "profile has validation metrics" "$tmp/p.yaml" "lofo_median_ape_pct:"
 contains "profile has the measurement hash" "$tmp/p.yaml" "measurements_sha256: [0-9a-f]\{64\}"
@@ -86,6 +91,10 @@ pool=(--accel rtx-3090,rtx-4090 --stack pytorch-eager --precision fp16
 check "pooled fit" 0 "$dcnas" calibrate "${pool[@]}" --out "$tmp/pool.yaml" --residuals "$tmp/pool.csv"
 contains "pooled fit names both chips" "$tmp/out" "rows for rtx-3090 + rtx-4090 / pytorch-eager"
 contains "pooled fit holds each chip out" "$tmp/out" "leave-one-device-out, held-out   136"
+contains "pooled fit tabulates the held-out chips" "$tmp/out" \
+  "leave-one-device-out by device (each chip predicted by the fit on the others)"
+contains "the 3090 held out: its 68 rows" "$tmp/out" "^rtx-3090 \+68 "
+contains "the 4090 held out: its 68 rows" "$tmp/out" "^rtx-4090 \+68 "
 contains "pooled residuals name the device" "$tmp/pool.csv" ",source,device,held_out_lodo_ms$"
 contains "pooled residuals hold 4090 rows" "$tmp/pool.csv" ",rtx-4090,[0-9.]*$"
 contains "pooled profile names both chips" "$tmp/pool.yaml" "device: rtx-3090+rtx-4090"
