@@ -14,7 +14,7 @@
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
 # (transfer/tile-selection/), the per-SM streaming limit fitted in place of the memory efficiency
 # (transfer/per-sm-stream/, shipped stacks; with tile selection transfer/per-sm-stream-tile-
-# selection/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, with
+# selection/; with the overlap held at the six-chip pool's transfer/per-sm-stream-pool-overlap/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, with
 # its RTX sensitivity to the smallest tile and the L2 bandwidths in grouped-tiles/sensitivity/,
 # and with the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), layout transposes
 # around the NCHW eager stack's tensor-core convolutions (transfer/nchw-transposes/, and with the
@@ -304,6 +304,20 @@ stack_with tensorflow "$variant/tensorflow-tile-selection.yaml" gemm_min_tile=32
 tf="$variant/tensorflow-tile-selection.yaml"
 study_with_tf "$variant" data/calibrated/reports/transfer/tile-selection/pytorch-eager-tile-selection.yaml
 tf=tensorflow
+per_sm_start=
+# The per-SM streaming fits with the overlap held as well, at the six-chip pool's value (above):
+# one chip cannot tell the overlap from its matrix efficiency (the RTX 4090's fit trades one for
+# the other), nor, where its DRAM binds, the per-core limit from the DRAM's efficiency.
+variant=data/calibrated/reports/transfer/per-sm-stream-pool-overlap
+mkdir -p "$variant"
+pool_overlap=$(sed -n 's/^  overlap: \([0-9.e-]*\).*/\1/p' "$pooled/six-chips-core-stream.yaml")
+printf 'name: per-sm-stream-pool-overlap-start\ndescription: "start of the per-SM streaming fits, the overlap held at the six-chip pool value"\nparams:\n  memory_efficiency: 0.9\n  core_stream_bytes_per_cycle: 6\n  overlap: %s\n' \
+  "$pool_overlap" > "$variant/start.yaml"
+per_sm_start="$variant/start.yaml"
+saved_fields=$per_sm_fields
+per_sm_fields=${per_sm_fields/overlap,/}
+study_with_tf "$variant" pytorch-eager
+per_sm_fields=$saved_fields
 per_sm_start=
 # Kernel selection for grouped convolutions alone (grouped_conv_min_tile: 32, the tensorrt
 # stack's smallest tile), on the eager and the TensorFlow stack: a group's GEMM is tiled with
