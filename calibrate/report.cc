@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -37,6 +38,18 @@ ErrorMetrics MetricsOf(const std::vector<PredictedRow>& rows) {
                      std::to_string(p.row->image_size) + " " + p.row->where());
   }
   return ComputeMetrics(predicted, measured, labels, groups);
+}
+
+std::vector<NamedMetrics> MetricsByDevice(const std::vector<PredictedRow>& rows,
+                                          const std::vector<std::string>& devices) {
+  std::vector<NamedMetrics> out;
+  for (const std::string& device : devices) {
+    std::vector<PredictedRow> mine;
+    std::copy_if(rows.begin(), rows.end(), std::back_inserter(mine),
+                 [&device](const PredictedRow& p) { return p.row->device == device; });
+    if (!mine.empty()) out.push_back({device, MetricsOf(mine)});
+  }
+  return out;
 }
 
 Table PredictionsTable(const std::vector<PredictedRow>& rows,

@@ -51,4 +51,9 @@ std::string RankingGroup(const Measurement& row);
 // Metrics of predicted rows (labels "model bBATCH rSIZE file:line", ranking within batch size).
 ErrorMetrics MetricsOf(const std::vector<PredictedRow>& rows);
 
+// MetricsOf for each device's rows, named by the device, in the order of `devices`; a device
+// without rows is left out (the per-chip view of a pooled fit's leave-one-device-out).
+std::vector<NamedMetrics> MetricsByDevice(const std::vector<PredictedRow>& rows,
+                                          const std::vector<std::string>& devices);
+
 }  // namespace dcnas::calibrate

@@ -326,18 +326,9 @@ int RunCalibrate(const Args& args) {
   // sheet (the transfer a new chip would see).
   const std::vector<double> lodo_ms = result.HeldOutPredictions(cal::kLeaveOneDeviceOut);
   if (!lodo_ms.empty()) {
-    const std::vector<cal::PredictedRow> held_out = result.Predicted(lodo_ms);
-    std::vector<cal::NamedMetrics> by_device;
-    for (const std::string& d : devices) {
-      std::vector<cal::PredictedRow> mine;
-      for (const cal::PredictedRow& p : held_out) {
-        if (p.row->device == d) mine.push_back(p);
-      }
-      if (!mine.empty()) by_device.push_back({d, cal::MetricsOf(mine)});
-    }
     std::cout
         << "\nleave-one-device-out by device (each chip predicted by the fit on the others):\n"
-        << cal::MetricsTable(by_device).ToText();
+        << cal::MetricsTable(cal::MetricsByDevice(result.Predicted(lodo_ms), devices)).ToText();
   }
   const std::string title =
       Join(spec_names, " + ") + " / " + stack.name + " / " + a.precision + " (" + rows.regime + ")";

@@ -184,19 +184,22 @@ stack_with() {  # BASE OUT KEY=VALUE...
 # (core_stream_bytes_per_cycle, sim/README.md). transfer_study.py tabulates them by device.
 pooled=data/calibrated/reports/transfer/pooled
 mkdir -p "$pooled"
-pool=(--accel rtx-3090,rtx-4090,v100,a100 --stack pytorch-eager --precision fp16
-      --regime large_batch --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv
-      --where "rtx-3090:stack_version=PyTorch 2.4.0 (cu124)" rtx-3090:layout=NCHW
-              "rtx-4090:stack_version=PyTorch 2.4.0 (cu124)" rtx-4090:layout=NCHW
-      --set a100:hbm.bandwidth_gbps=2039)
+# The selection every pool shares (the chips and files are added per pool), and the per-core fit.
+pool_sel=(--stack pytorch-eager --precision fp16 --regime large_batch
+          --where "rtx-3090:stack_version=PyTorch 2.4.0 (cu124)" rtx-3090:layout=NCHW
+                  "rtx-4090:stack_version=PyTorch 2.4.0 (cu124)" rtx-4090:layout=NCHW
+          --set a100:hbm.bandwidth_gbps=2039)
+core_stream_fit=(--from "$pooled/core-stream-start.yaml"
+  --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle)
+printf 'name: core-stream-start\ndescription: "start (and regularisation target) of the pooled fit with the per-core streaming limit"\nparams:\n  core_stream_bytes_per_cycle: 5\n' \
+  > "$pooled/core-stream-start.yaml"
+pool=(--accel rtx-3090,rtx-4090,v100,a100 "${pool_sel[@]}"
+      --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv)
 echo "== pooled eager fp16 fit"
 "$dcnas" calibrate "${pool[@]}" --name eager-fp16-pooled --out "$pooled/pooled.yaml" \
   --residuals "$pooled/pooled.residuals.csv" > "$pooled/pooled.txt"
-printf 'name: core-stream-start\ndescription: "start (and regularisation target) of the pooled fit with the per-core streaming limit"\nparams:\n  core_stream_bytes_per_cycle: 5\n' \
-  > "$pooled/core-stream-start.yaml"
 echo "== pooled eager fp16 fit with the per-core streaming limit"
-"$dcnas" calibrate "${pool[@]}" --from "$pooled/core-stream-start.yaml" \
-  --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle \
+"$dcnas" calibrate "${pool[@]}" "${core_stream_fit[@]}" \
   --name eager-fp16-pooled-core-stream --out "$pooled/pooled-core-stream.yaml" \
   --residuals "$pooled/pooled-core-stream.residuals.csv" > "$pooled/pooled-core-stream.txt"
 # The project's own H200, in neither pool: each pooled fit (all four chips) predicts its rows by
@@ -212,18 +215,13 @@ done
 # the per-core streaming limit; each chip is held out in turn, so each is predicted by its spec
 # sheet from the fit on the other five (the second fit is the shipped gpus-pytorch-eager-fp16,
 # scripts/calibrate_profiles.sh).
-pool6=(--accel rtx-3090,rtx-4090,v100,a100,h200,t4 --stack pytorch-eager --precision fp16
-       --regime large_batch
-       --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv $m/own_h200.csv
-       --where "rtx-3090:stack_version=PyTorch 2.4.0 (cu124)" rtx-3090:layout=NCHW
-               "rtx-4090:stack_version=PyTorch 2.4.0 (cu124)" rtx-4090:layout=NCHW
-       --set a100:hbm.bandwidth_gbps=2039)
+pool6=(--accel rtx-3090,rtx-4090,v100,a100,h200,t4 "${pool_sel[@]}"
+       --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv $m/own_h200.csv)
 echo "== six chips pooled"
 "$dcnas" calibrate "${pool6[@]}" --name eager-fp16-six-chips --out "$pooled/six-chips.yaml" \
   --residuals "$pooled/six-chips.residuals.csv" > "$pooled/six-chips.txt"
 echo "== six chips pooled with the per-core streaming limit"
-"$dcnas" calibrate "${pool6[@]}" --from "$pooled/core-stream-start.yaml" \
-  --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle \
+"$dcnas" calibrate "${pool6[@]}" "${core_stream_fit[@]}" \
   --name eager-fp16-six-chips-core-stream --out "$pooled/six-chips-core-stream.yaml" \
   --residuals "$pooled/six-chips-core-stream.residuals.csv" > "$pooled/six-chips-core-stream.txt"
 

@@ -54,6 +54,23 @@ TEST_CASE("parity chart: one series per family plus the reference lines", "[cali
   CHECK_THROWS(ParityChart({}, "empty"));
 }
 
+TEST_CASE("metrics by device: one line per device with rows, in the order given", "[calibrate]") {
+  std::vector<Measurement> rows = {Row("a", 8, 10), Row("b", 8, 20), Row("a", 8, 40)};
+  rows[0].device = "rtx-4090";
+  rows[1].device = "rtx-3090";
+  rows[2].device = "rtx-3090";
+  const std::vector<PredictedRow> predicted = {
+      {&rows[0], "f", 11}, {&rows[1], "f", 22}, {&rows[2], "f", 30}};
+  const auto by_device = MetricsByDevice(predicted, {"rtx-3090", "v100", "rtx-4090"});
+  REQUIRE(by_device.size() == 2);  // v100 has no rows
+  CHECK(by_device[0].name == "rtx-3090");
+  CHECK(by_device[0].metrics.count == 2);
+  CHECK(by_device[0].metrics.mape == Approx(0.175));  // 10% and 25%
+  CHECK(by_device[1].name == "rtx-4090");
+  CHECK(by_device[1].metrics.count == 1);
+  CHECK(by_device[1].metrics.mape == Approx(0.1));
+}
+
 TEST_CASE("metrics table lists every evaluation", "[calibrate]") {
   ErrorMetrics m;
   m.count = 3;
