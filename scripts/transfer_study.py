@@ -4,7 +4,8 @@ transfer table (per-row error metrics and cross-generation speedup metrics).
 
 Usage: transfer_study.py DIR [--measured | --cross-stack | --layout]
        transfer_study.py --host-floor PROFILE OUT -- SOURCE_SELECTION -- TARGET_SELECTION
-DIR holds the *.residuals.csv files, pairs.txt and the fitted profiles <device>.yaml. Also writes
+DIR holds the *.residuals.csv files, pairs.txt and the fitted profiles <device>.yaml (and, where
+the study fits chip A once per target B, A-for-B.fit.residuals.csv: A's side of that pair). Also writes
 DIR/memory_per_sm.tsv (each chip's fitted memory efficiency as achieved bytes per SM per cycle)
 and, with --measured, two tables of the measurements alone: DIR/reproducibility.tsv (how far the
 measured RTX 3090 -> 4090 speedups reproduce across PyTorch versions and layouts: a ceiling for
@@ -588,7 +589,10 @@ def main():
     for a, b in pairs:
         # (a) defaults on both chips; (b) A's fit in-sample on A, A's fit on B (transfer);
         # (c) A's fit on A, B's own fit held out by family on B (reference).
-        source_fit = load(f"{d}/{a}.fit.residuals.csv", "predicted_ms")  # A's fit on A, in-sample
+        # A's fit on A, in-sample (A-for-B: A's fit for this target, where the study fits one).
+        per_target = f"{d}/{a}-for-{b}.fit.residuals.csv"
+        source_fit = load(per_target if os.path.exists(per_target) else f"{d}/{a}.fit.residuals.csv",
+                          "predicted_ms")
         cases = [
             ("defaults", load(f"{d}/{a}.defaults.residuals.csv", "predicted_ms"),
              load(f"{d}/{b}.defaults.residuals.csv", "predicted_ms")),

@@ -14,7 +14,9 @@
 # reuse/; sim/README.md, "Inter-kernel L2 reuse"), kernel selection by tile size on top of it
 # (transfer/tile-selection/), the per-SM streaming limit fitted in place of the memory efficiency
 # (transfer/per-sm-stream/, shipped stacks; with tile selection transfer/per-sm-stream-tile-
-# selection/; with the overlap held at the six-chip pool's transfer/per-sm-stream-pool-overlap/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, with
+# selection/; with the overlap held at the six-chip pool's transfer/per-sm-stream-pool-overlap/;
+# with the overlap and the per-core limit held at the pool without the target chip's
+# transfer/per-sm-stream-pool-held/), kernel selection for grouped convolutions alone (transfer/grouped-tiles/, with
 # its RTX sensitivity to the smallest tile and the L2 bandwidths in grouped-tiles/sensitivity/,
 # and with the per-SM streaming limit transfer/per-sm-stream-grouped-tiles/), layout transposes
 # around the NCHW eager stack's tensor-core convolutions (transfer/nchw-transposes/, and with the
@@ -113,15 +115,19 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
   if [ -n "${chip_set[$1]:-}" ]; then sel+=(--set "${chip_set[$1]}"); fi
   # The per-SM streaming variant (per_sm_start set below): the DRAM's own efficiency fixed at the
   # start profile's value, the per-core streaming limit fitted in its place.
+  # With keep_memory set (the pool-held variant) the memory efficiency stays fitted.
   if [ -n "${per_sm_start:-}" ]; then
     if [ ${#fit[@]} -eq 0 ]; then
       fit=(--fit "$per_sm_fields")
-    else
+    elif [ -z "${keep_memory:-}" ]; then
       fit=("${fit[@]/memory_efficiency/core_stream_bytes_per_cycle}")
     fi
     fit+=(--from "$per_sm_start")
   fi
 }
+
+# The chip file a device's rows run on (the pool-held variant's key).
+chip_of() { case "$1" in rtx-*) echo "$1" ;; *) echo "${1%%-*}" ;; esac; }
 
 study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of the eager stack;
           # the tensorrt stack is $trt, the shipped one unless a variant sets it)
@@ -132,6 +138,8 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
   printf 'name: defaults\ndescription: "the documented defaults (no params)"\nparams: {}\n' \
     > "$out/defaults.yaml"
   for dev in "${devices[@]}"; do
+    # The pool-held variant: each chip's own fit with the stack's values from the other chips.
+    if [ -n "${held_dir:-}" ]; then per_sm_start="$held_dir/start-without-$(chip_of "$dev").yaml"; fi
     select_rows "$dev"
     echo "== $dev: own fit (with cross-validation) and defaults"
     "$dcnas" calibrate "${sel[@]}" "${fit[@]}" --name "$dev-transfer-study" --out "$out/$dev.yaml" \
@@ -144,16 +152,26 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
   for pair in "${pairs[@]}"; do
     read -r a b <<< "$pair"
     echo "$a $b" >> "$out/pairs.txt"
+    local src="$out/$a.yaml"
+    if [ -n "${held_dir:-}" ]; then
+      # The pool-held variant: A fitted again with the stack's values from the chips other than
+      # B (A-for-B.yaml; transfer_study.py takes A's side of the speedups from this fit).
+      per_sm_start="$held_dir/start-without-$(chip_of "$b").yaml"
+      select_rows "$a"
+      src="$out/$a-for-$b.yaml"
+      "$dcnas" calibrate "${sel[@]}" "${fit[@]}" --name "$a-for-$b-transfer-study" --out "$src" \
+        --residuals "$out/$a-for-$b.fit.residuals.csv" > "$out/$a-for-$b.fit.txt"
+    fi
     select_rows "$a"
     local sel_a=("${sel[@]}")
     select_rows "$b"
     echo "== transfer $a -> $b"
-    "$dcnas" calibrate "${sel[@]}" --evaluate "$out/$a.yaml" \
+    "$dcnas" calibrate "${sel[@]}" --evaluate "$src" \
       --residuals "$out/$a-on-$b.residuals.csv" > "$out/$a-on-$b.txt"
     # The same with A's per-kernel overhead moved to B's host, where both chips' tables give a
     # batch-1 framework latency of a shared model (the host's floor; exit status 3: none).
     local rc=0
-    python3 scripts/transfer_study.py --host-floor "$out/$a.yaml" "$out/$a-host-floor-for-$b.yaml" \
+    python3 scripts/transfer_study.py --host-floor "$src" "$out/$a-host-floor-for-$b.yaml" \
       -- "${sel_a[@]}" -- "${sel[@]}" > "$out/$a-host-floor-for-$b.txt" || rc=$?
     if [ "$rc" -eq 0 ]; then
       "$dcnas" calibrate "${sel[@]}" --evaluate "$out/$a-host-floor-for-$b.yaml" \
@@ -315,6 +333,42 @@ per_sm_start="$variant/start.yaml"
 saved_fields=$per_sm_fields
 per_sm_fields=${per_sm_fields/overlap,/}
 study_with_tf "$variant" pytorch-eager
+per_sm_fields=$saved_fields
+per_sm_start=
+# Both parameters held (transfer/per-sm-stream-pool-held/): the overlap and the per-core limit,
+# each at the value of the six-chip per-core fit on the chips other than the target, so that no
+# transfer A -> B uses anything measured on B. A is fitted for each target (A-for-B.yaml) on its
+# matrix, vector and memory efficiencies and per-kernel overhead, started at that pool's values.
+variant=data/calibrated/reports/transfer/per-sm-stream-pool-held
+mkdir -p "$variant"
+pool_chips=(rtx-3090 rtx-4090 v100 a100 h200 t4)
+for x in "${pool_chips[@]}"; do
+  accel=()
+  where=()
+  for c in "${pool_chips[@]}"; do [ "$c" = "$x" ] || accel+=("$c"); done
+  for c in rtx-3090 rtx-4090; do
+    [ "$c" = "$x" ] || where+=("$c:stack_version=PyTorch 2.4.0 (cu124)" "$c:layout=NCHW")
+  done
+  overrides=()
+  [ "$x" = a100 ] || overrides=(--set a100:hbm.bandwidth_gbps=2039)
+  echo "== six-chip per-core fit without $x"
+  "$dcnas" calibrate --accel "$(IFS=,; echo "${accel[*]}")" --stack pytorch-eager --precision fp16 \
+    --regime large_batch --where "${where[@]}" "${overrides[@]}" \
+    --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv $m/own_h200.csv \
+    "${core_stream_fit[@]}" --no-cv --name "six-chips-without-$x" \
+    --out "$variant/six-chips-without-$x.yaml" > "$variant/six-chips-without-$x.txt"
+  { printf 'name: start-without-%s\ndescription: "the per-SM streaming fits held at the six-chip per-core fit without %s"\nparams:\n' "$x" "$x"
+    for key in memory_efficiency overlap core_stream_bytes_per_cycle; do
+      sed -n "s/^  $key: \([0-9.e+-]*\).*/  $key: \1/p" "$variant/six-chips-without-$x.yaml"
+    done; } > "$variant/start-without-$x.yaml"
+done
+saved_fields=$per_sm_fields
+per_sm_fields=matrix_efficiency,vector_efficiency,memory_efficiency,kernel_overhead_scale
+keep_memory=1
+held_dir=$variant
+study_with_tf "$variant" pytorch-eager
+held_dir=
+keep_memory=
 per_sm_fields=$saved_fields
 per_sm_start=
 # Kernel selection for grouped convolutions alone (grouped_conv_min_tile: 32, the tensorrt
