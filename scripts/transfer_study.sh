@@ -115,11 +115,11 @@ select_rows() {  # DEVICE -> dcnas calibrate selection arguments in the array `s
   if [ -n "${chip_set[$1]:-}" ]; then sel+=(--set "${chip_set[$1]}"); fi
   # The per-SM streaming variant (per_sm_start set below): the DRAM's own efficiency fixed at the
   # start profile's value, the per-core streaming limit fitted in its place.
-  # With keep_memory set (the pool-held variant) the memory efficiency stays fitted.
+  # In the pool-held variant (held_dir set) the memory efficiency stays fitted.
   if [ -n "${per_sm_start:-}" ]; then
     if [ ${#fit[@]} -eq 0 ]; then
       fit=(--fit "$per_sm_fields")
-    elif [ -z "${keep_memory:-}" ]; then
+    elif [ -z "${held_dir:-}" ]; then
       fit=("${fit[@]/memory_efficiency/core_stream_bytes_per_cycle}")
     fi
     fit+=(--from "$per_sm_start")
@@ -152,18 +152,16 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
   for pair in "${pairs[@]}"; do
     read -r a b <<< "$pair"
     echo "$a $b" >> "$out/pairs.txt"
-    local src="$out/$a.yaml"
+    # The pool-held variant: A fitted again with the stack's values from the chips other than
+    # B (A-for-B.yaml; transfer_study.py takes A's side of the speedups from this fit).
+    if [ -n "${held_dir:-}" ]; then per_sm_start="$held_dir/start-without-$(chip_of "$b").yaml"; fi
+    select_rows "$a"
+    local sel_a=("${sel[@]}") src="$out/$a.yaml"
     if [ -n "${held_dir:-}" ]; then
-      # The pool-held variant: A fitted again with the stack's values from the chips other than
-      # B (A-for-B.yaml; transfer_study.py takes A's side of the speedups from this fit).
-      per_sm_start="$held_dir/start-without-$(chip_of "$b").yaml"
-      select_rows "$a"
       src="$out/$a-for-$b.yaml"
       "$dcnas" calibrate "${sel[@]}" "${fit[@]}" --name "$a-for-$b-transfer-study" --out "$src" \
         --residuals "$out/$a-for-$b.fit.residuals.csv" > "$out/$a-for-$b.fit.txt"
     fi
-    select_rows "$a"
-    local sel_a=("${sel[@]}")
     select_rows "$b"
     echo "== transfer $a -> $b"
     "$dcnas" calibrate "${sel[@]}" --evaluate "$src" \
@@ -202,17 +200,28 @@ stack_with() {  # BASE OUT KEY=VALUE...
 # (core_stream_bytes_per_cycle, sim/README.md). transfer_study.py tabulates them by device.
 pooled=data/calibrated/reports/transfer/pooled
 mkdir -p "$pooled"
-# The selection every pool shares (the chips and files are added per pool), and the per-core fit.
-pool_sel=(--stack pytorch-eager --precision fp16 --regime large_batch
-          --where "rtx-3090:stack_version=PyTorch 2.4.0 (cu124)" rtx-3090:layout=NCHW
-                  "rtx-4090:stack_version=PyTorch 2.4.0 (cu124)" rtx-4090:layout=NCHW
-          --set a100:hbm.bandwidth_gbps=2039)
+# The pooled selection of the eager fp16 chips CHIP... (each row on its own chip file; the
+# selections of calibrate_profiles.sh) in the array `pool`.
+pool_of() {  # CHIP...
+  local c files=() dle=() h200=() where=() sets=()
+  for c in "$@"; do
+    case "$c" in
+      rtx-*) files+=("$m/timm_${c/-/}.csv")
+             where+=(--where "$c:stack_version=PyTorch 2.4.0 (cu124)" "$c:layout=NCHW") ;;
+      h200) h200=("$m/own_h200.csv") ;;
+      *) dle=("$m/nvidia_dle.csv") ;;  # v100, a100, t4: NVIDIA DLE
+    esac
+    if [ "$c" = a100 ]; then sets=(--set a100:hbm.bandwidth_gbps=2039); fi
+  done
+  pool=(--accel "$(IFS=,; echo "$*")" --stack pytorch-eager --precision fp16 --regime large_batch
+        "${where[@]}" "${sets[@]}" --measurements "${files[@]}" "${dle[@]}" "${h200[@]}")
+}
+# The per-core fit every pool with the limit runs.
 core_stream_fit=(--from "$pooled/core-stream-start.yaml"
   --fit matrix_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale,core_stream_bytes_per_cycle)
 printf 'name: core-stream-start\ndescription: "start (and regularisation target) of the pooled fit with the per-core streaming limit"\nparams:\n  core_stream_bytes_per_cycle: 5\n' \
   > "$pooled/core-stream-start.yaml"
-pool=(--accel rtx-3090,rtx-4090,v100,a100 "${pool_sel[@]}"
-      --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv)
+pool_of rtx-3090 rtx-4090 v100 a100
 echo "== pooled eager fp16 fit"
 "$dcnas" calibrate "${pool[@]}" --name eager-fp16-pooled --out "$pooled/pooled.yaml" \
   --residuals "$pooled/pooled.residuals.csv" > "$pooled/pooled.txt"
@@ -233,13 +242,13 @@ done
 # the per-core streaming limit; each chip is held out in turn, so each is predicted by its spec
 # sheet from the fit on the other five (the second fit is the shipped gpus-pytorch-eager-fp16,
 # scripts/calibrate_profiles.sh).
-pool6=(--accel rtx-3090,rtx-4090,v100,a100,h200,t4 "${pool_sel[@]}"
-       --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv $m/own_h200.csv)
+pool_chips=(rtx-3090 rtx-4090 v100 a100 h200 t4)
+pool_of "${pool_chips[@]}"
 echo "== six chips pooled"
-"$dcnas" calibrate "${pool6[@]}" --name eager-fp16-six-chips --out "$pooled/six-chips.yaml" \
+"$dcnas" calibrate "${pool[@]}" --name eager-fp16-six-chips --out "$pooled/six-chips.yaml" \
   --residuals "$pooled/six-chips.residuals.csv" > "$pooled/six-chips.txt"
 echo "== six chips pooled with the per-core streaming limit"
-"$dcnas" calibrate "${pool6[@]}" "${core_stream_fit[@]}" \
+"$dcnas" calibrate "${pool[@]}" "${core_stream_fit[@]}" \
   --name eager-fp16-six-chips-core-stream --out "$pooled/six-chips-core-stream.yaml" \
   --residuals "$pooled/six-chips-core-stream.residuals.csv" > "$pooled/six-chips-core-stream.txt"
 
@@ -341,21 +350,12 @@ per_sm_start=
 # matrix, vector and memory efficiencies and per-kernel overhead, started at that pool's values.
 variant=data/calibrated/reports/transfer/per-sm-stream-pool-held
 mkdir -p "$variant"
-pool_chips=(rtx-3090 rtx-4090 v100 a100 h200 t4)
 for x in "${pool_chips[@]}"; do
-  accel=()
-  where=()
-  for c in "${pool_chips[@]}"; do [ "$c" = "$x" ] || accel+=("$c"); done
-  for c in rtx-3090 rtx-4090; do
-    [ "$c" = "$x" ] || where+=("$c:stack_version=PyTorch 2.4.0 (cu124)" "$c:layout=NCHW")
-  done
-  overrides=()
-  [ "$x" = a100 ] || overrides=(--set a100:hbm.bandwidth_gbps=2039)
+  others=()
+  for c in "${pool_chips[@]}"; do [ "$c" = "$x" ] || others+=("$c"); done
+  pool_of "${others[@]}"
   echo "== six-chip per-core fit without $x"
-  "$dcnas" calibrate --accel "$(IFS=,; echo "${accel[*]}")" --stack pytorch-eager --precision fp16 \
-    --regime large_batch --where "${where[@]}" "${overrides[@]}" \
-    --measurements $m/timm_rtx3090.csv $m/timm_rtx4090.csv $m/nvidia_dle.csv $m/own_h200.csv \
-    "${core_stream_fit[@]}" --no-cv --name "six-chips-without-$x" \
+  "$dcnas" calibrate "${pool[@]}" "${core_stream_fit[@]}" --no-cv --name "six-chips-without-$x" \
     --out "$variant/six-chips-without-$x.yaml" > "$variant/six-chips-without-$x.txt"
   { printf 'name: start-without-%s\ndescription: "the per-SM streaming fits held at the six-chip per-core fit without %s"\nparams:\n' "$x" "$x"
     for key in memory_efficiency overlap core_stream_bytes_per_cycle; do
@@ -364,11 +364,9 @@ for x in "${pool_chips[@]}"; do
 done
 saved_fields=$per_sm_fields
 per_sm_fields=matrix_efficiency,vector_efficiency,memory_efficiency,kernel_overhead_scale
-keep_memory=1
 held_dir=$variant
 study_with_tf "$variant" pytorch-eager
 held_dir=
-keep_memory=
 per_sm_fields=$saved_fields
 per_sm_start=
 # Kernel selection for grouped convolutions alone (grouped_conv_min_tile: 32, the tensorrt
