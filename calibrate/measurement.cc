@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "calibrate/csv_reader.h"
 #include "common/errors.h"
@@ -206,6 +208,25 @@ std::string Measurement::Extra(const std::string& column) const {
   return it == extra.end() ? std::string() : it->second;
 }
 
+std::string Measurement::Cell(const std::string& column) const {
+  if (column == "model") return model;
+  if (column == "device") return device;
+  if (column == "stack") return stack;
+  if (column == "precision") return precision;
+  if (column == "regime") return regime;
+  if (column == "batch_size") return std::to_string(batch_size);
+  if (column == "image_size") return std::to_string(image_size);
+  if (column == "source_id") return source_id;
+  if (column == "source_ref") return source_ref;
+  if (column == "chips" && regime == kRegimeTraining) return std::to_string(chips);
+  if (column == "optimizer" && regime == kRegimeTraining) return optimizer;
+  return Extra(column);
+}
+
+bool FilterableColumn(const std::string& column) {
+  return column != "latency_ms" && column != "throughput_img_per_s";
+}
+
 std::vector<Measurement> ParseMeasurements(const std::string& text, const std::string& file_name,
                                            const Vocabulary& vocabulary) {
   const std::vector<CsvRecord> records = ParseCsv(text, file_name);
@@ -309,9 +330,44 @@ std::vector<Measurement> Select(const std::vector<Measurement>& rows, const Sele
     if (!selection.regime.empty() && m.regime != selection.regime) continue;
     bool match = true;
     for (const auto& [column, value] : selection.where) {
-      if (m.Extra(column) != value) match = false;
+      if (m.Cell(column) != value) match = false;
     }
     if (match) out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<std::string> WhereMisses(const std::vector<Measurement>& rows,
+                                     const std::map<std::string, std::string>& where,
+                                     size_t max_values) {
+  std::vector<std::string> out;
+  bool each_matches = true;
+  for (const auto& [column, value] : where) {
+    std::set<std::string> values;
+    bool present = false;
+    for (const Measurement& m : rows) {
+      const std::string cell = m.Cell(column);
+      present = present || !cell.empty() || m.extra.count(column) > 0;
+      values.insert(cell);
+    }
+    if (values.count(value)) continue;
+    each_matches = false;
+    if (!present) {
+      out.push_back(column + "=" + value + ": no row has the column");
+      continue;
+    }
+    std::vector<std::string> shown;
+    for (const std::string& v : values) {
+      if (shown.size() == max_values) break;
+      shown.push_back(v.empty() ? "\"\"" : "'" + v + "'");
+    }
+    out.push_back(column + "=" + value + ": the column holds " + Join(shown, ", ") +
+                  (values.size() > shown.size()
+                       ? ", ... (" + std::to_string(values.size()) + " values in all)"
+                       : ""));
+  }
+  if (each_matches && where.size() > 1 && !rows.empty()) {
+    out.push_back("each filter matches some rows, but no row matches them all");
   }
   return out;
 }

@@ -56,7 +56,15 @@ struct Measurement {
   std::string where() const { return file + ":" + std::to_string(line); }
   // The value of an extra column, or "" when absent.
   std::string Extra(const std::string& column) const;
+  // The value of any column a selection can filter on: the named text and integer columns
+  // (model, device, stack, precision, regime, batch_size, image_size, chips, optimizer,
+  // source_id, source_ref) as parsed, others as Extra. "" when absent.
+  std::string Cell(const std::string& column) const;
 };
+
+// Whether `--where COLUMN=VALUE` may name the column: every column but the two timings
+// (latency_ms, throughput_img_per_s), whose parsed values have no exact text to match.
+bool FilterableColumn(const std::string& column);
 
 // Names a measurement file may use; an empty set accepts any name.
 struct Vocabulary {
@@ -134,7 +142,7 @@ LoadedMeasurements LoadMeasurementFiles(const std::vector<std::string>& paths,
                                         const Vocabulary& vocabulary);
 
 // Which rows a calibration uses: exact matches on device, stack, precision and regime (empty =
-// any) and on extra columns (`where`: column -> value).
+// any) and on other columns (`where`: column -> value, compared with Measurement::Cell).
 struct Selection {
   std::string device;
   std::string stack;
@@ -144,6 +152,14 @@ struct Selection {
 };
 
 std::vector<Measurement> Select(const std::vector<Measurement>& rows, const Selection& selection);
+
+// Why `where` leaves none of `rows` (the rows the selection's other fields keep): for each filter
+// that matches no row, "COLUMN=VALUE: no row has the column" or "COLUMN=VALUE: the column holds
+// V1, V2, ..." (its distinct values, at most `max_values`, then "... (N in all)"); and when each
+// filter matches some rows but not the same ones, one line saying so.
+std::vector<std::string> WhereMisses(const std::vector<Measurement>& rows,
+                                     const std::map<std::string, std::string>& where,
+                                     size_t max_values = 6);
 
 // Throws InputError when the rows span more than one regime: the regimes are never mixed. The
 // message lists the regimes and their row counts and asks for --regime.

@@ -117,6 +117,7 @@ int Stats(const Args& args) {
   std::optional<search::Space> space;
   if (!space_file.empty()) space = search::Space::Load(space_file);
   const auto data = search::ReadAccuracyData(file, space ? &*space : nullptr);
+  if (data.rows.empty()) throw InputError(file + ": no runs (a header and nothing else)");
   const auto s = search::ComputeReplicateStats(data);
   Table t({"quantity", "value"});
   t.AddRow({"runs", std::to_string(data.rows.size())});
@@ -132,6 +133,7 @@ int Stats(const Args& args) {
   }
   if (!against.empty()) {
     const auto other = search::ReadAccuracyData(against, space ? &*space : nullptr);
+    if (other.rows.empty()) throw InputError(against + ": no runs (a header and nothing else)");
     const auto a = search::ComputeAgreement(data, other);
     t.AddRow({"shared architectures with " + against, std::to_string(a.architectures)});
     t.AddRow({"Kendall tau against it, test", FormatFixed(a.test_tau, 3)});

@@ -61,7 +61,8 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "large_batch, engine_latency, framework_latency, host_cpu or training (required when the "
       "rows span several; training rows are steps of the global batch over `chips` chips)")(
       "where", po::value(&a.where_items)->multitoken(),
-      "COLUMN=VALUE: keep rows whose extra column matches (e.g. layout=NHWC); "
+      "COLUMN=VALUE: keep rows whose column matches (any but the timings: model=resnet50, "
+      "batch_size=1, layout=NHWC, stack_version=...); "
       "DEVICE:COLUMN=VALUE filters one pooled chip's rows only")(
       "fit", po::value(&a.fit_list),
       "comma-separated CalibrationParams fields to fit (default: matrix_efficiency,"
@@ -114,7 +115,12 @@ std::map<std::string, std::string> ParseWhere(const std::vector<std::string>& it
     if (eq == std::string::npos || eq == 0) {
       throw UsageError("--where expects COLUMN=VALUE, got '" + item + "'");
     }
-    where[item.substr(0, eq)] = item.substr(eq + 1);
+    const std::string column = item.substr(0, eq);
+    if (!cal::FilterableColumn(column)) {
+      throw UsageError("--where " + item + ": " + column +
+                       " is a timing, not a column to select rows by");
+    }
+    where[column] = item.substr(eq + 1);
   }
   return where;
 }
@@ -165,6 +171,17 @@ SelectedRows LoadRows(const CalibrateArgs& a, const std::vector<std::string>& de
     one.device = device;
     one.where = ParseWhere(where_items[i]);
     const std::vector<cal::Measurement> rows = cal::Select(files.rows, one);
+    if (rows.empty() && !one.where.empty()) {
+      cal::Selection unfiltered = one;
+      unfiltered.where.clear();
+      const std::vector<cal::Measurement> before = cal::Select(files.rows, unfiltered);
+      if (!before.empty()) {
+        throw InputError("--where leaves none of the " + std::to_string(before.size()) +
+                         " rows for " + device + " / " + stack_name + " / " + a.precision +
+                         (a.regime.empty() ? "" : " / " + a.regime) + ":\n  " +
+                         Join(cal::WhereMisses(before, one.where), "\n  "));
+      }
+    }
     if (rows.empty()) {
       throw InputError("no measurement rows for " + device + " / " + stack_name + " / " +
                        a.precision + (a.regime.empty() ? "" : " / " + a.regime) +
@@ -234,8 +251,8 @@ cal::CalibrationResult FitAndReport(const CalibrateArgs& a, const cal::SimLatenc
             << " evaluations; rms log residual "
             << FormatFixed(result.fit.rms_log_residual_before, 3) << " -> "
             << FormatFixed(result.fit.rms_log_residual, 3) << "; " << FormatFixed(seconds, 1)
-            << " s with cross-validation\n"
-            << params.ToText() << "\nerror (per-batch latency):\n"
+            << (a.no_cv ? " s\n" : " s with cross-validation\n") << params.ToText()
+            << "\nerror (per-batch latency):\n"
             << cal::MetricsTable(result.AllMetrics()).ToText();
   return result;
 }

@@ -71,6 +71,7 @@ std::vector<sim::SimSetup> SimSelection::LoadSetups(const std::vector<std::strin
   for (const auto& a : accels) {
     setups.push_back(sim::LoadSetup(a, stack, calibration, Overrides()));
     WarnIfOtherCpu(setups.back());
+    WarnIfUnlistedDType(setups.back(), PrecisionFor(setups.back().spec.kind));
   }
   return setups;
 }
@@ -87,6 +88,13 @@ void WarnIfOtherCpu(const sim::SimSetup& setup) {
   }
   const std::string warning = OtherCpuWarning(setup.calibration.name, setup.calibration.cpu, host);
   if (!warning.empty()) std::cerr << "dcnas: warning: " << warning << "\n";
+}
+
+void WarnIfUnlistedDType(const sim::SimSetup& setup, const std::string& dtype) {
+  static std::set<std::string> warned;
+  const std::string note = setup.spec.UnlistedDTypeNote(models::ParseDType(dtype));
+  if (note.empty() || !warned.insert(note).second) return;
+  std::cerr << "dcnas: warning: " << note << "\n";
 }
 
 std::vector<std::string> SplitList(const std::string& text) {
@@ -192,6 +200,7 @@ int RunSim(const Args& args) {
       sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
   WarnIfOtherCpu(setup);
   sim_sel.ApplyPrecision(selection, setup.spec.kind);
+  if (selection.graph_path.empty()) WarnIfUnlistedDType(setup, selection.dtype);
   if (mode == "train") {
     return RunTrainStep(selection, setup, sim_sel, optimizer, chips, no_memory_check, f, out);
   }

@@ -113,7 +113,9 @@ int Sample(const Args& args) {
     return 0;
   }
   if (file.empty()) throw UsageError("dcnas space sample: missing FILE");
-  if (count < 1 || count > 1000000) throw UsageError("--count must be in [1, 1000000]");
+  if (count < 1 || count > 1000000) {
+    throw UsageError("--count " + std::to_string(count) + ": out of range [1, 1000000]");
+  }
   const Format f = ParseFormat(format);
   const Space space = Space::Load(file);
   std::mt19937_64 rng(seed);

@@ -9,6 +9,7 @@
 #include "common/table.h"
 #include "common/text.h"
 #include "search/accuracy_surrogate.h"
+#include "search/surrogate/surrogate_file.h"
 
 namespace dcnas::cli {
 namespace {
@@ -59,6 +60,7 @@ int Fit(const Args& args) {
   if (data_files.empty() || space_file.empty() || out.empty()) {
     throw UsageError("surrogate fit: --data, --space and --out are required");
   }
+  search::surrogate::CheckSurrogatePath(out);
   o.learning_curve = !no_curve;
   const std::string space_yaml = ReadFile(space_file);
   const auto space = search::Space::Parse(space_yaml, space_file);

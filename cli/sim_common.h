@@ -37,6 +37,10 @@ struct SimSelection {
 // machine's (common/host_cpu.h), once per calibration file and process.
 void WarnIfOtherCpu(const sim::SimSetup& setup);
 
+// Prints a warning to stderr when the chip file gives the dtype no rate on either unit
+// (AcceleratorSpec::UnlistedDTypeNote), once per chip, dtype and process.
+void WarnIfUnlistedDType(const sim::SimSetup& setup, const std::string& dtype);
+
 // Comma-separated list, trimmed, empty entries dropped.
 std::vector<std::string> SplitList(const std::string& text);
 

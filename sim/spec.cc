@@ -109,6 +109,26 @@ double AcceleratorSpec::PeakVectorOpsPerS(models::DType dtype) const {
   return vector_unit.lanes * rate * cores * clock_hz();
 }
 
+std::string AcceleratorSpec::UnlistedDTypeNote(models::DType dtype) const {
+  const auto vector_supports = [&](models::DType d) {
+    return vector_unit.ops_per_lane_per_cycle[DTypeIndex(d)] > 0;
+  };
+  if (MatrixSupports(dtype) || vector_supports(dtype)) return "";
+  std::vector<std::string> matrix, vector;
+  for (models::DType d :
+       {models::DType::kFp32, models::DType::kFp16, models::DType::kBf16, models::DType::kInt8}) {
+    if (MatrixSupports(d)) matrix.emplace_back(models::DTypeName(d));
+    if (vector_supports(d)) vector.emplace_back(models::DTypeName(d));
+  }
+  const auto listed = [](const std::vector<std::string>& v) {
+    return v.empty() ? std::string("none") : Join(v, ", ");
+  };
+  const std::string dt(models::DTypeName(dtype));
+  return name + " lists no " + dt + " rate (matrix unit: " + listed(matrix) +
+         "; vector unit: " + listed(vector) + "), so its " + dt +
+         " work is simulated on the vector unit at the fp32 rate";
+}
+
 double AcceleratorSpec::PeakFlopsPerS(models::DType dtype) const {
   if (MatrixSupports(dtype)) return 2.0 * PeakMatrixMacsPerS(dtype);
   return 2.0 * PeakVectorOpsPerS(dtype);

@@ -102,6 +102,11 @@ struct AcceleratorSpec {
   bool MatrixSupports(models::DType dtype) const {
     return matrix_unit.macs_per_cycle[DTypeIndex(dtype)] > 0;
   }
+  // "" when the chip file gives `dtype` a rate on the matrix unit or the vector unit; otherwise
+  // a note for the user that the dtype's work is simulated at the vector unit's fp32 rate,
+  // naming the dtypes each unit does list (a V100's fp32 runs on its CUDA cores, the vector
+  // unit, by design: no note; a TPU v3 has no int8 rate anywhere: a note).
+  std::string UnlistedDTypeNote(models::DType dtype) const;
   // Whole-chip peaks. A dtype without its own vector rate runs at the fp32 rate.
   double PeakMatrixMacsPerS(models::DType dtype) const;
   double PeakVectorOpsPerS(models::DType dtype) const;

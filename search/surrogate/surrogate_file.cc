@@ -202,6 +202,8 @@ Surrogate SurrogateFromJson(const nlohmann::json& doc, const std::string& file, 
   return {Ensemble(std::move(regressors)), doc["metadata"]};
 }
 
+void CheckSurrogatePath(const std::string& path) { (void)ContainerFormatFromPath(path); }
+
 void SaveSurrogate(const std::string& path, const Ensemble& ensemble,
                    const nlohmann::json& metadata) {
   const ContainerFormat format = ContainerFormatFromPath(path);

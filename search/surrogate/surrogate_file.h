@@ -37,6 +37,9 @@ nlohmann::json SurrogateToJson(const Ensemble& ensemble, const nlohmann::json& m
 // Validates and rebuilds; InputError messages start with `file` and name the key path.
 Surrogate SurrogateFromJson(const nlohmann::json& doc, const std::string& file, int nthread = 1);
 
+// Throws the InputError SaveSurrogate would for `path`'s extension (not ".json" or ".ubj"), so a
+// command can refuse the name before it spends minutes fitting.
+void CheckSurrogatePath(const std::string& path);
 // Writes atomically; ".json" or ".ubj" by extension, anything else is an InputError.
 // `metadata` must be an object.
 void SaveSurrogate(const std::string& path, const Ensemble& ensemble,

@@ -112,5 +112,22 @@ check "a pooled chip without rows" 2 "$dcnas" calibrate --accel rtx-3090,v100 --
   --precision fp16 --measurements "$m/timm_rtx3090.csv"
 contains "the chip without rows is named" "$tmp/err" "no measurement rows for v100 / pytorch-eager / fp16"
 
+# --where on named columns, and what a filter that matches nothing says.
+one=(calibrate --accel rtx-3090 --stack pytorch-eager --precision fp16 --no-cv
+  --measurements "$m/timm_rtx3090.csv")
+check "--where on the model column" 0 "$dcnas" "${one[@]}" --where model=resnet50 layout=NCHW
+contains "--where model selects that model" "$tmp/out" "rows for rtx-3090 / pytorch-eager / fp16 / large_batch; [0-9]* usable (1 models)"
+check "--where on a batch size" 0 "$dcnas" "${one[@]}" --where model=resnet50 batch_size=1024 \
+  image_size=224 layout=NCHW
+contains "--where batch_size selects one configuration" "$tmp/out" "^measurements: [1-9] rows "
+check "--where value nowhere" 2 "$dcnas" "${one[@]}" --where layout=NHCW
+contains "--where lists the column's values" "$tmp/err" "layout=NHCW: the column holds 'NCHW', 'NHWC'"
+check "--where filters that match apart" 2 "$dcnas" "${one[@]}" --where model=resnet50 batch_size=256
+contains "--where says the filters match apart" "$tmp/err" "each filter matches some rows, but no row matches them all"
+check "--where column nowhere" 2 "$dcnas" "${one[@]}" --where lay_out=NCHW
+contains "--where names the missing column" "$tmp/err" "lay_out=NCHW: no row has the column"
+check "--where on a timing" 2 "$dcnas" "${one[@]}" --where latency_ms=3
+contains "--where refuses a timing" "$tmp/err" "latency_ms is a timing"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

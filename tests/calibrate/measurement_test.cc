@@ -37,6 +37,39 @@ TEST_CASE("measurement rows parse with their provenance and extra columns", "[ca
   CHECK(rows[1].where() == "m.csv:3");
 }
 
+TEST_CASE("selections filter on named and extra columns and explain an empty result",
+          "[calibrate]") {
+  const auto rows = ParseMeasurements(kHeader + Row("3.5") + Row("", "t4", "tensorrt", "4", "800"),
+                                      "m.csv", kVocabulary);
+  CHECK(rows[1].Cell("batch_size") == "4");
+  CHECK(rows[1].Cell("device") == "t4");
+  CHECK(rows[0].Cell("model") == "efficientnet-b0");
+  CHECK(rows[0].Cell("source_model") == "EfficientNetB0");
+  CHECK(rows[0].Cell("no_such_column").empty());
+  CHECK(Select(rows, {"", "", "", "", {{"batch_size", "4"}}}).size() == 1);
+  CHECK(Select(rows, {"", "", "", "", {{"model", "efficientnet-b0"}}}).size() == 2);
+  CHECK(Select(rows, {"v100", "", "", "", {{"batch_size", "4"}}}).empty());
+  CHECK_FALSE(FilterableColumn("latency_ms"));
+  CHECK_FALSE(FilterableColumn("throughput_img_per_s"));
+  CHECK(FilterableColumn("model"));
+
+  const auto missing = WhereMisses(rows, {{"layout", "NCHW"}});
+  REQUIRE(missing.size() == 1);
+  CHECK(missing[0] == "layout=NCHW: no row has the column");
+  const auto values = WhereMisses(rows, {{"batch_size", "2"}});
+  REQUIRE(values.size() == 1);
+  CHECK(values[0] == "batch_size=2: the column holds '4', '8'");
+  const auto capped = WhereMisses(rows, {{"batch_size", "2"}}, 1);
+  CHECK(capped[0] == "batch_size=2: the column holds '4', ... (2 values in all)");
+  const auto empty_cell = WhereMisses(rows, {{"notes", "x"}});
+  CHECK(empty_cell[0] == "notes=x: the column holds 'a, note'");
+  // Each filter matches a row, but not the same row.
+  const auto apart = WhereMisses(rows, {{"batch_size", "4"}, {"device", "v100"}});
+  REQUIRE(apart.size() == 1);
+  CHECK(apart[0] == "each filter matches some rows, but no row matches them all");
+  CHECK(WhereMisses(rows, {{"batch_size", "8"}}).empty());
+}
+
 TEST_CASE("bad measurement files fail with file, line and column", "[calibrate]") {
   SECTION("missing column") {
     CHECK_THROWS_WITH(ParseMeasurements("model,device\nx,v100\n", "m.csv", kVocabulary),

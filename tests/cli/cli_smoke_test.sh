@@ -60,6 +60,17 @@ contains "sim csv header" "$tmp/out" "id,name,kind,detail"
 check "sim --set" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --set matrix_unit.rows=256 --set hbm.bandwidth_gbps=1800
 contains "sim overrides shown" "$tmp/out" "matrix_unit.rows=256"
 check "sim variant file" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3-hbm2x
+check "sim int8 on a TPU v3" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --precision int8
+contains "int8 on a TPU v3 warns" "$tmp/err" "warning: tpu-v3 lists no int8 rate"
+check "compare int8 on a TPU v3" 0 "$dcnas" compare --family efficientnet,efficientnet-x-tpu --accel tpu-v3 \
+  --precision int8
+contains "compare warns too" "$tmp/err" "warning: tpu-v3 lists no int8 rate"
+check "sim fp32 on a V100" 0 "$dcnas" sim efficientnet-b0 --accel v100 --precision fp32
+if grep -q "lists no" "$tmp/err"; then
+  echo "FAIL fp32 on a V100 (its CUDA cores) warns"; fails=$((fails + 1))
+else
+  echo "ok   fp32 on a V100 (its CUDA cores) does not warn"
+fi
 check "sim --graph" 0 "$dcnas" sim --graph "$tmp/g.json" --accel host-cpu
 check "sim --graph --batch refused" 2 "$dcnas" sim --graph "$tmp/g.json" --accel host-cpu --batch 64
 contains "--graph --batch: named" "$tmp/err" "--batch cannot change a graph file"

@@ -53,6 +53,11 @@ contains "NaN named with line and column" "$tmp/err" "nan.csv:3: column '.*_accu
 cut -d, -f1-5 "$tmp/acc.csv" > "$tmp/cols.csv"
 check "accuracy-data: missing columns" 2 "$dcnas" accuracy-data stats "$tmp/cols.csv"
 contains "missing column named" "$tmp/err" "missing column"
+head -1 "$tmp/acc.csv" > "$tmp/header-only.csv"
+check "accuracy-data: a header alone" 2 "$dcnas" accuracy-data stats "$tmp/header-only.csv"
+contains "a header alone: no runs" "$tmp/err" "header-only.csv: no runs"
+check "accuracy-data: --against a header alone" 2 "$dcnas" accuracy-data stats "$tmp/acc.csv" \
+  --against "$tmp/header-only.csv"
 check "accuracy-data: another space" 2 "$dcnas" accuracy-data stats "$tmp/acc.csv" --space "$spaces/mnasnet.yaml"
 contains "another space: line named" "$tmp/err" "acc.csv:2: encoding of another space"
 check "generate: no --space" 2 "$dcnas" accuracy-data generate --count 2 --out "$tmp/g.csv"
@@ -74,6 +79,11 @@ if "$dcnas" --help | grep -q surrogate; then
   check "surrogate fit: another space" 2 "$dcnas" surrogate fit --data "$tmp/acc.csv" --space "$spaces/mnasnet.yaml" --out "$tmp/m.ubj"
   if [ -e "$tmp/m.ubj" ]; then echo "FAIL refused fit wrote a model"; fails=$((fails + 1)); else echo "ok   refused fit wrote nothing"; fi
   check "surrogate fit: bad extension" 2 "$dcnas" surrogate fit --data "$tmp/acc.csv" --space "$dc" --out "$tmp/s.bin" --no-learning-curve
+  if ls "$tmp"/s.bin* > /dev/null 2>&1; then
+    echo "FAIL bad extension left files: $(ls "$tmp"/s.bin*)"; fails=$((fails + 1))
+  else
+    echo "ok   bad extension refused before the fit, nothing written"
+  fi
   check "surrogate predict: encoding of another space" 2 "$dcnas" surrogate predict --model "$tmp/s.ubj" "0_1"
   echo '{"format": "dcnas-surrogate", "version": 1}' > "$tmp/bad.json"
   check "surrogate: corrupt file" 2 "$dcnas" surrogate predict --model "$tmp/bad.json" "$enc"

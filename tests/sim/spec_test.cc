@@ -80,6 +80,30 @@ TEST_CASE("every shipped accelerator loads, with consistent peaks") {
         Approx(125.0).epsilon(0.01));
 }
 
+TEST_CASE("a dtype the chip file gives no rate is named, one the vector unit runs is not") {
+  const AcceleratorSpec tpu = LoadAccelerator("tpu-v3");
+  CHECK(tpu.UnlistedDTypeNote(models::DType::kBf16).empty());
+  CHECK(tpu.UnlistedDTypeNote(models::DType::kFp32).empty());
+  CHECK(tpu.UnlistedDTypeNote(models::DType::kInt8) ==
+        "tpu-v3 lists no int8 rate (matrix unit: fp32, bf16; vector unit: fp32, bf16), so its "
+        "int8 work is simulated on the vector unit at the fp32 rate");
+  // fp32 on a V100 runs on its CUDA cores (the vector unit): modelled, no note.
+  const AcceleratorSpec v100 = LoadAccelerator("v100");
+  CHECK_FALSE(v100.MatrixSupports(models::DType::kFp32));
+  CHECK(v100.UnlistedDTypeNote(models::DType::kFp32).empty());
+  CHECK_THAT(v100.UnlistedDTypeNote(models::DType::kBf16),
+             Catch::StartsWith("v100 lists no bf16 rate (matrix unit: fp16;"));
+  // Every shipped GPU from Ampere on lists every dtype.
+  for (const char* name : {"a100", "h100", "rtx-4090"}) {
+    const AcceleratorSpec s = LoadAccelerator(name);
+    for (models::DType d :
+         {models::DType::kFp32, models::DType::kFp16, models::DType::kBf16, models::DType::kInt8}) {
+      INFO(name << " " << models::DTypeName(d));
+      CHECK(s.UnlistedDTypeNote(d).empty());
+    }
+  }
+}
+
 TEST_CASE("extends merges maps and overrides apply to any field") {
   const AcceleratorSpec v = LoadAccelerator("tpu-v3-hbm2x");
   CHECK(v.hbm_bandwidth_gbps == 1800);
