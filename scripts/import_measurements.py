@@ -565,11 +565,19 @@ def parse_args(argv):
 
 def main(argv):
     if len(argv) < 2:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     args = parse_args(argv)
+    for name in ('all_measurements_long.csv', 'timm_cnn_families_long.csv'):
+        if not os.path.isfile(os.path.join(args.source_dir, name)):
+            print('%s: no %s (SOURCE_DIR holds the collected measurement tables; see '
+                  'data/measurements/sources/README.md)' % (args.source_dir, name),
+                  file=sys.stderr)
+            sys.exit(2)
     if not os.path.exists(args.timm_train):
-        sys.exit('%s: not found (the timm training benchmark; see '
-                 'data/measurements/sources/README.md)' % args.timm_train)
+        print('%s: not found (the timm training benchmark; see '
+              'data/measurements/sources/README.md)' % args.timm_train, file=sys.stderr)
+        sys.exit(2)
     src = args.source_dir
     data = args.data_dir
     out_dir = os.path.join(data, 'measurements')

@@ -5,6 +5,11 @@
 # it after an interruption.
 # Outputs data/accuracy/proxy-study/*.csv; `dcnas accuracy-data stats` turns them into the tables.
 set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  "") ;;
+  *) echo "usage: scripts/proxy-study.sh (no arguments; DCNAS, JOBS from the environment)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 dcnas="${DCNAS:-build/cli/dcnas}"
 space=data/search_spaces/dc-accelerator.yaml

@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 case "${1:-}" in
+  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
   --quick) quick=1 ;;
   "") ;;
   *) echo "usage: scripts/run-study.sh [--quick]" >&2; exit 2 ;;

@@ -83,10 +83,17 @@ def fmt(v, digits=3):
 
 
 def main():
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__, end="")
+        return 0
     if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
+        print(__doc__, file=sys.stderr, end="")
         return 2
     study = sys.argv[1]
+    if not os.path.isdir(study):
+        print(f"study_report.py: {study}: not a directory (the STUDY_DIR of scripts/run-study.sh)",
+              file=sys.stderr)
+        return 2
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     lines = ["# dcnas study: search, latency-aware compound scaling, and the paper side by side", ""]
     lines += [

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The long-running scripts answer --help with their header and exit 0, and refuse an argument
+# they do not take with exit 2, before they start any work (each check is bounded by a timeout,
+# so a script that ignored its arguments and ran would fail here, not hang). The Python report
+# scripts refuse a missing directory with exit 2 and a message instead of a traceback.
+set -u
+# shellcheck source=smoke_lib.sh
+source "$(dirname "$0")/smoke_lib.sh"
+root="${DCNAS_SOURCE_ROOT:?}"
+
+for s in accuracy-data proxy-study search-study install-deps run-main run-study transfer_study \
+  calibrate_profiles; do
+  script="$root/scripts/$s.sh"
+  first=$(sed -n 2p "$script" | sed 's/^# \{0,1\}//')
+  check "$s --help" 0 timeout 20 bash "$script" --help
+  contains "$s --help prints its header" "$tmp/out" "$first"
+  check "$s -h" 0 timeout 20 bash "$script" -h
+  check "$s --bogus" 2 timeout 20 bash "$script" --bogus
+  contains "$s --bogus prints its usage" "$tmp/err" "usage: scripts/$s.sh"
+done
+check "transfer_study.sh without a build" 2 timeout 20 bash "$root/scripts/transfer_study.sh" "$tmp/no-build"
+contains "transfer_study.sh names the missing binary" "$tmp/err" "$tmp/no-build/cli/dcnas not found"
+
+check "study_report.py --help" 0 python3 "$root/scripts/study_report.py" --help
+contains "study_report.py --help prints its usage" "$tmp/out" "usage: study_report.py STUDY_DIR"
+check "study_report.py, no such directory" 2 python3 "$root/scripts/study_report.py" "$tmp/nope"
+contains "study_report.py names it" "$tmp/err" "$tmp/nope: not a directory"
+check "import_measurements.py, no such source" 2 python3 "$root/scripts/import_measurements.py" \
+  "$tmp/nope" "$tmp/data"
+contains "import_measurements.py names the missing table" "$tmp/err" \
+  "$tmp/nope: no all_measurements_long.csv"
+if [ -e "$tmp/data" ]; then echo "FAIL import_measurements.py wrote $tmp/data"; fails=$((fails + 1)); fi
+smoke_finish
