@@ -367,7 +367,7 @@ std::vector<std::string> WhereMisses(const std::vector<Measurement>& rows,
                        : ""));
   }
   if (each_matches && where.size() > 1 && !rows.empty()) {
-    out.push_back("each filter matches some rows, but no row matches them all");
+    out.emplace_back("each filter matches some rows, but no row matches them all");
   }
   return out;
 }
