@@ -35,7 +35,7 @@ std::string_view DTypeName(DType dtype) {
 }
 
 DType ParseDType(std::string_view name) {
-  for (DType d : {DType::kFp32, DType::kFp16, DType::kBf16, DType::kInt8}) {
+  for (DType d : kAllDTypes) {
     if (DTypeName(d) == name) return d;
   }
   throw InputError("unknown dtype '" + std::string(name) + "' (valid: fp32, fp16, bf16, int8)");

@@ -1,6 +1,7 @@
 // Tensor types of the layer graph: NHWC shapes with a batch dimension, and a dtype.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -8,6 +9,9 @@
 namespace dcnas::models {
 
 enum class DType : uint8_t { kFp32, kFp16, kBf16, kInt8 };
+// Every dtype, in enum order.
+inline constexpr std::array<DType, 4> kAllDTypes = {DType::kFp32, DType::kFp16, DType::kBf16,
+                                                    DType::kInt8};
 
 // Bytes per element of a dtype.
 int DTypeBytes(DType dtype);

@@ -4,11 +4,9 @@
 # 5,000 training images, 2 epochs; search/README.md, "Choosing the proxy"). Runs for hours on two
 # cores and resumes where it stopped: rerun it after an interruption.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "usage: scripts/accuracy-data.sh (no arguments; DCNAS=path/to/dcnas)" >&2; exit 2 ;;
-esac
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/accuracy-data.sh (no arguments; DCNAS=path/to/dcnas)" 0 "$@"
 cd "$(dirname "$0")/.."
 dcnas="${DCNAS:-build/cli/dcnas}"
 out=data/accuracy/dc-accelerator-r16-n5000-e2.csv

@@ -3,17 +3,13 @@
 # their parity charts, residual tables and validation reports (data/calibrated/reports/), and the
 # rtx-4090 -> rtx-3090 transfer experiment. Usage: scripts/calibrate_profiles.sh [BUILD_DIR]
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  -*) echo "usage: scripts/calibrate_profiles.sh [BUILD_DIR]" >&2; exit 2 ;;
-esac
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/calibrate_profiles.sh [BUILD_DIR]" 1 "$@"
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 dcnas="$build/cli/dcnas"
-if [ ! -x "$dcnas" ]; then
-  echo "$0: $dcnas not found (build first: scripts/build.sh; or give BUILD_DIR)" >&2
-  exit 2
-fi
+require_binary "$dcnas"
 m=data/measurements
 out=data/calibrated
 rep=$out/reports

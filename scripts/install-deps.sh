@@ -2,11 +2,9 @@
 # Installs the Debian 12 packages dcnas needs to build, test and run (as root; apt-get update
 # first). Packages already present are not reinstalled.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "usage: scripts/install-deps.sh (no arguments)" >&2; exit 2 ;;
-esac
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/install-deps.sh (no arguments)" 0 "$@"
 packages=(
   meson ninja-build pkg-config g++ python3 clang clang-tidy clang-format libclang-rt-14-dev
   libboost-graph-dev libboost-program-options-dev libeigen3-dev libyaml-cpp-dev

@@ -5,11 +5,9 @@
 # it after an interruption.
 # Outputs data/accuracy/proxy-study/*.csv; `dcnas accuracy-data stats` turns them into the tables.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "usage: scripts/proxy-study.sh (no arguments; DCNAS, JOBS from the environment)" >&2; exit 2 ;;
-esac
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/proxy-study.sh (no arguments; DCNAS, JOBS from the environment)" 0 "$@"
 cd "$(dirname "$0")/.."
 dcnas="${DCNAS:-build/cli/dcnas}"
 space=data/search_spaces/dc-accelerator.yaml

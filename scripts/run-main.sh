@@ -4,11 +4,9 @@
 # (XLA, bf16) and V100 (TensorRT, fp16) with default and calibrated parameters, and the roofline
 # chart (the paper's Figure 2). Tables print to the terminal; tables and charts go to out/.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "usage: scripts/run-main.sh (no arguments; BUILD_DIR, OUT_DIR from the environment)" >&2; exit 2 ;;
-esac
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/run-main.sh (no arguments; BUILD_DIR, OUT_DIR from the environment)" 0 "$@"
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh

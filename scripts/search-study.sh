@@ -13,11 +13,9 @@
 # Journals go to $WORK (large, not shipped; rerunning resumes them); summaries, fronts and charts
 # to data/search-study/.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  "") ;;
-  *) echo "usage: scripts/search-study.sh (no arguments; DCNAS, SURROGATE, WORK, BUDGET, MIN_TAU from the environment)" >&2; exit 2 ;;
-esac
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/search-study.sh (no arguments; DCNAS, SURROGATE, WORK, BUDGET, MIN_TAU from the environment)" 0 "$@"
 cd "$(dirname "$0")/.."
 dcnas="${DCNAS:-build/cli/dcnas}"
 surrogate="${SURROGATE:-data/surrogates/dc-accelerator.ubj}"

@@ -30,17 +30,13 @@
 # each chip out in turn: four eager fp16 chips (the H200 predicted by all four), then six.
 # Usage: scripts/transfer_study.sh [BUILD_DIR]
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  -*) echo "usage: scripts/transfer_study.sh [BUILD_DIR]" >&2; exit 2 ;;
-esac
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/transfer_study.sh [BUILD_DIR]" 1 "$@"
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 dcnas="$build/cli/dcnas"
-if [ ! -x "$dcnas" ]; then
-  echo "$0: $dcnas not found (build first: scripts/build.sh; or give BUILD_DIR)" >&2
-  exit 2
-fi
+require_binary "$dcnas"
 m=data/measurements
 timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
 declare -A chip_set=()  # DEVICE -> one --set KEY=VALUE added to its rows (sensitivity runs)

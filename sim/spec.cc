@@ -115,8 +115,7 @@ std::string AcceleratorSpec::UnlistedDTypeNote(models::DType dtype) const {
   };
   if (MatrixSupports(dtype) || vector_supports(dtype)) return "";
   std::vector<std::string> matrix, vector;
-  for (models::DType d :
-       {models::DType::kFp32, models::DType::kFp16, models::DType::kBf16, models::DType::kInt8}) {
+  for (models::DType d : models::kAllDTypes) {
     if (MatrixSupports(d)) matrix.emplace_back(models::DTypeName(d));
     if (vector_supports(d)) vector.emplace_back(models::DTypeName(d));
   }

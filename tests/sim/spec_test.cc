@@ -96,8 +96,7 @@ TEST_CASE("a dtype the chip file gives no rate is named, one the vector unit run
   // Every shipped GPU from Ampere on lists every dtype.
   for (const char* name : {"a100", "h100", "rtx-4090"}) {
     const AcceleratorSpec s = LoadAccelerator(name);
-    for (models::DType d :
-         {models::DType::kFp32, models::DType::kFp16, models::DType::kBf16, models::DType::kInt8}) {
+    for (models::DType d : models::kAllDTypes) {
       INFO(name << " " << models::DTypeName(d));
       CHECK(s.UnlistedDTypeNote(d).empty());
     }
