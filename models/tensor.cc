@@ -1,6 +1,7 @@
 #include "models/tensor.h"
 
 #include <string>
+#include <vector>
 
 #include "common/errors.h"
 #include "common/text.h"
@@ -34,11 +35,17 @@ std::string_view DTypeName(DType dtype) {
   throw InternalError("unknown dtype");
 }
 
+std::string AllDTypeNames() {
+  std::vector<std::string> names;
+  for (DType d : kAllDTypes) names.emplace_back(DTypeName(d));
+  return Join(names, ", ");
+}
+
 DType ParseDType(std::string_view name) {
   for (DType d : kAllDTypes) {
     if (DTypeName(d) == name) return d;
   }
-  throw InputError("unknown dtype '" + std::string(name) + "' (valid: fp32, fp16, bf16, int8)");
+  throw InputError("unknown dtype '" + std::string(name) + "' (valid: " + AllDTypeNames() + ")");
 }
 
 std::string ShapeString(const Shape& shape) {

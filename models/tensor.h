@@ -13,6 +13,9 @@ enum class DType : uint8_t { kFp32, kFp16, kBf16, kInt8 };
 inline constexpr std::array<DType, 4> kAllDTypes = {DType::kFp32, DType::kFp16, DType::kBf16,
                                                     DType::kInt8};
 
+// The names of kAllDTypes, comma-separated ("fp32, fp16, bf16, int8"), for messages.
+std::string AllDTypeNames();
+
 // Bytes per element of a dtype.
 int DTypeBytes(DType dtype);
 std::string_view DTypeName(DType dtype);

@@ -1,6 +1,12 @@
 # shellcheck shell=bash
 # Argument handling shared by the long-running scripts (sourced; bash).
 #
+# print_header: prints the calling script's header comment (its lines after the shebang up to
+# the first line that is not a comment), without the leading "# ".
+print_header() {
+  sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
+}
+
 # script_args USAGE MAX_ARGS ARG...: with -h or --help, prints the calling script's header
 # comment and exits 0; with an option or more than MAX_ARGS arguments, prints "usage: USAGE" to
 # stderr and exits 2; so a mistyped call stops before any work.
@@ -8,7 +14,7 @@ script_args() {
   local usage="$1" max="$2"
   shift 2
   case "${1:-}" in
-    -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) print_header; exit 0 ;;
     -*) echo "usage: $usage" >&2; exit 2 ;;
   esac
   if [ "$#" -gt "$max" ]; then echo "usage: $usage" >&2; exit 2; fi

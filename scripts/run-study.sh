@@ -11,10 +11,12 @@
 #   --quick: the shipped searches and trained accuracies (data/search-study, data/study), nothing
 #            trained (dcnas scale --no-train), a few minutes; the main job runs this.
 set -euo pipefail
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
 cd "$(dirname "$0")/.."
 quick=0
 case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h | --help) print_header; exit 0 ;;
   --quick) quick=1 ;;
   "") ;;
   *) echo "usage: scripts/run-study.sh [--quick]" >&2; exit 2 ;;

@@ -20,7 +20,7 @@ PerDType ReadPerDType(ConfigReader r, bool allow_all_zero) {
     try {
       dt = models::ParseDType(key);
     } catch (const InputError&) {
-      r.Fail(key, "not a dtype (fp32, fp16, bf16, int8)");
+      r.Fail(key, "not a dtype (" + models::AllDTypeNames() + ")");
     }
     out[DTypeIndex(dt)] = r.Number(key, 0, kHuge);
   }
@@ -103,21 +103,18 @@ double AcceleratorSpec::PeakMatrixMacsPerS(models::DType dtype) const {
 }
 
 double AcceleratorSpec::PeakVectorOpsPerS(models::DType dtype) const {
-  double rate = vector_unit.ops_per_lane_per_cycle[DTypeIndex(dtype)];
   // A dtype without its own vector rate is computed in fp32.
-  if (rate <= 0) rate = vector_unit.ops_per_lane_per_cycle[DTypeIndex(models::DType::kFp32)];
+  const models::DType rated = VectorSupports(dtype) ? dtype : models::DType::kFp32;
+  const double rate = vector_unit.ops_per_lane_per_cycle[DTypeIndex(rated)];
   return vector_unit.lanes * rate * cores * clock_hz();
 }
 
 std::string AcceleratorSpec::UnlistedDTypeNote(models::DType dtype) const {
-  const auto vector_supports = [&](models::DType d) {
-    return vector_unit.ops_per_lane_per_cycle[DTypeIndex(d)] > 0;
-  };
-  if (MatrixSupports(dtype) || vector_supports(dtype)) return "";
+  if (MatrixSupports(dtype) || VectorSupports(dtype)) return "";
   std::vector<std::string> matrix, vector;
   for (models::DType d : models::kAllDTypes) {
     if (MatrixSupports(d)) matrix.emplace_back(models::DTypeName(d));
-    if (vector_supports(d)) vector.emplace_back(models::DTypeName(d));
+    if (VectorSupports(d)) vector.emplace_back(models::DTypeName(d));
   }
   const auto listed = [](const std::vector<std::string>& v) {
     return v.empty() ? std::string("none") : Join(v, ", ");

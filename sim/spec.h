@@ -102,6 +102,10 @@ struct AcceleratorSpec {
   bool MatrixSupports(models::DType dtype) const {
     return matrix_unit.macs_per_cycle[DTypeIndex(dtype)] > 0;
   }
+  // Whether the chip file gives the vector unit its own rate for `dtype`.
+  bool VectorSupports(models::DType dtype) const {
+    return vector_unit.ops_per_lane_per_cycle[DTypeIndex(dtype)] > 0;
+  }
   // "" when the chip file gives `dtype` a rate on the matrix unit or the vector unit; otherwise
   // a note for the user that the dtype's work is simulated at the vector unit's fp32 rate,
   // naming the dtypes each unit does list (a V100's fp32 runs on its CUDA cores, the vector
