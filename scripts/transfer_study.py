@@ -2,7 +2,7 @@
 """Pairs the residual CSVs written by scripts/transfer_study.sh into the leave-one-device-out
 transfer table (per-row error metrics and cross-generation speedup metrics).
 
-Usage: transfer_study.py DIR [--measured | --cross-stack | --layout]
+Usage: transfer_study.py DIR [--measured | --cross-stack | --layout | --prior-sweep]
        transfer_study.py --host-floor PROFILE OUT -- SOURCE_SELECTION -- TARGET_SELECTION
 DIR holds the *.residuals.csv files, pairs.txt and the fitted profiles <device>.yaml (and, where
 the study fits chip A once per target B, A-for-B.fit.residuals.csv: A's side of that pair). Also writes
@@ -16,6 +16,10 @@ beside the simulator's (DIR/cross_stack_predicted.csv, written by transfer_study
 With --layout it writes only DIR/layout_check.tsv: each RTX chip's NCHW fit (DIR/<chip>.yaml) on the
 same chip's NHWC rows (DIR/<chip>.nhwc.residuals.csv, written by transfer_study.sh): their median
 APE, and the NCHW / NHWC latency ratio by family, measured against predicted.
+With --prior-sweep it writes only DIR/prior/prior_sweep.tsv: the transfer tables of DIR (the tool's
+regularisation weight, 1e-3) and of DIR/prior/w-W/ (every single-chip fit regularised toward the
+documented defaults with weight W) side by side, median APE and speedup tau per weight, with the
+defaults themselves as the infinite weight.
 With --host-floor it writes one profile: PROFILE with its per-kernel overhead rescaled to the
 target's host by the two chips' batch-1 framework latencies (host_floor below); the table then
 adds the row "target host's floor" wherever DIR holds A-on-B.host-floor.residuals.csv.
@@ -547,6 +551,47 @@ def host_floor(argv):
     print(f"kernel_overhead_scale {scale:.4f} -> {scale * ratio:.4f}; wrote {out}")
 
 
+def prior_sweep(d):
+    """DIR/prior/prior_sweep.tsv: median APE and speedup tau of each direction's predictors (fit on
+    A, and B's own fit) under each regularisation weight, the defaults as weight infinity."""
+    def table(path):
+        with open(path, newline="") as f:
+            rows = [r for r in csv.reader(f, delimiter="\t") if r and not r[0].startswith("#")]
+        return {(r[0], r[1]): dict(zip(rows[0], r)) for r in rows[1:]}
+    weights = [("0.001", os.path.join(d, "transfer_table.tsv"))]
+    sweep = []
+    for sub in glob.glob(os.path.join(d, "prior", "w-*", "transfer_table.tsv")):
+        sweep.append((os.path.basename(os.path.dirname(sub))[2:], sub))
+    weights += sorted(sweep, key=lambda w: float(w[0]))
+    if len(weights) < 2:
+        print(f"transfer_study.py: {d}/prior: no w-*/transfer_table.tsv (run scripts/transfer_study.sh)",
+              file=sys.stderr)
+        sys.exit(2)
+    tables = [(w, table(path)) for w, path in weights]
+    names = [w for w, _ in weights] + ["inf"]
+    lines = ["# The prior's weight (scripts/transfer_study.sh): each single-chip fit regularised toward"
+             " the documented defaults with weight W; median APE % and speedup tau of each direction's"
+             " transfer (fit on A) and of B's own fit, per W; inf is the defaults themselves.",
+             "direction\tpredictor\t" + "\t".join(f"medAPE_w{w}" for w in names) + "\t"
+             + "\t".join(f"speedup_tau_w{w}" for w in names)]
+    within = {w: 0 for w in names}
+    directions = [k for k in tables[0][1] if k[1].startswith("fit on ") and "floor" not in k[1]]
+    for key in directions:
+        own = next((k for k in tables[0][1] if k[0] == key[0] and k[1].startswith("own fit")), None)
+        default = tables[0][1].get((key[0], "defaults"))
+        for k in [key] + ([own] if own else []):
+            rows = [t.get(k) for _, t in tables] + [default]
+            med = [r["medAPE"] if r else "n/a" for r in rows]
+            tau = [r["speedup_tau"] if r else "n/a" for r in rows]
+            if k is key:
+                for w, m in zip(names, med):
+                    within[w] += m != "n/a" and float(m) <= 8.0
+            lines.append("\t".join([key[0], "fit on A" if k is key else k[1]] + med + tau))
+    lines.append("# directions (fit on A) within 8 % median APE, of " + str(len(directions)) + ": "
+                 + ", ".join(f"w {w}: {within[w]}" for w in names))
+    write_table(os.path.join(d, "prior"), "prior_sweep.tsv", lines)
+
+
 def main():
     usage = __doc__.split("\n\n")[0] + "\n\n" + __doc__[__doc__.index("Usage:"):]
     if sys.argv[1:2] in (["-h"], ["--help"]) or len(sys.argv) < 2:
@@ -556,7 +601,8 @@ def main():
         host_floor(sys.argv[2:])
         return
     d = sys.argv[1]
-    unknown = [a for a in sys.argv[2:] if a not in ("--measured", "--cross-stack", "--layout")]
+    unknown = [a for a in sys.argv[2:] if a not in ("--measured", "--cross-stack", "--layout",
+                                               "--prior-sweep")]
     if unknown or not os.path.isfile(os.path.join(d, "pairs.txt")):
         why = (f"{', '.join(unknown)}: unknown option" if unknown
                else f"{d}: no pairs.txt (run scripts/transfer_study.sh)")
@@ -567,6 +613,9 @@ def main():
         return
     if "--layout" in sys.argv[2:]:
         layout_check(d)
+        return
+    if "--prior-sweep" in sys.argv[2:]:
+        prior_sweep(d)
         return
     lines = ["# Leave-one-device-out transfer (scripts/transfer_study.sh); per-batch latency.",
              "# rows: target rows predicted; MAPE / median APE / median signed error / within +-20 % /"

@@ -23,7 +23,9 @@
 # per-SM streaming limit transfer/per-sm-stream-transposes/; with the layout check of
 # layout_check.tsv), and asynchronous
 # launches on the eager and the tensorrt stack
-# (transfer/async-launch/; sim/README.md, "Asynchronous launches"). Last, the Ampere data-center
+# (transfer/async-launch/; sim/README.md, "Asynchronous launches"); every single-chip fit of the
+# shipped stacks with a stronger prior toward the defaults (transfer/prior/w-W/, weights 0.01-1,
+# side by side in transfer/prior/prior_sweep.tsv). Last, the Ampere data-center
 # chips under TensorRT (A100 80 GB, A30, A10; transfer/ampere-trt/, and with fused intermediates
 # in registers transfer/ampere-trt-registers/), fitted on more fields than the shipped
 # a100-tensorrt-fp16 profile (memory efficiency too). The pooled fits (transfer/pooled/) hold
@@ -39,6 +41,7 @@ dcnas="$build/cli/dcnas"
 require_binary "$dcnas"
 m=data/measurements
 timm=(--where "stack_version=PyTorch 2.4.0 (cu124)" layout=NCHW)
+prior=()  # extra arguments of every single-chip fit (the prior variant: --regularization W)
 declare -A chip_set=()  # DEVICE -> one --set KEY=VALUE added to its rows (sensitivity runs)
 trt=tensorrt
 tf=tensorflow  # the TensorFlow pair's stack (a variant may set a file)
@@ -146,7 +149,7 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
     if [ -n "${held_dir:-}" ]; then per_sm_start="$held_dir/start-without-$(chip_of "$dev").yaml"; fi
     select_rows "$dev"
     echo "== $dev: own fit (with cross-validation) and defaults"
-    "$dcnas" calibrate "${sel[@]}" "${fit[@]}" --name "$dev-transfer-study" --out "$out/$dev.yaml" \
+    "$dcnas" calibrate "${sel[@]}" "${fit[@]}" "${prior[@]}" --name "$dev-transfer-study" --out "$out/$dev.yaml" \
       --residuals "$out/$dev.fit.residuals.csv" > "$out/$dev.fit.txt"
     "$dcnas" calibrate "${sel[@]}" --evaluate "$out/defaults.yaml" \
       --residuals "$out/$dev.defaults.residuals.csv" > "$out/$dev.defaults.txt"
@@ -163,7 +166,7 @@ study() {  # OUT_DIR EAGER_STACK [--measured] (EAGER_STACK: name or YAML path of
     local sel_a=("${sel[@]}") src="$out/$a.yaml"
     if [ -n "${held_dir:-}" ]; then
       src="$out/$a-for-$b.yaml"
-      "$dcnas" calibrate "${sel[@]}" "${fit[@]}" --name "$a-for-$b-transfer-study" --out "$src" \
+      "$dcnas" calibrate "${sel[@]}" "${fit[@]}" "${prior[@]}" --name "$a-for-$b-transfer-study" --out "$src" \
         --residuals "$out/$a-for-$b.fit.residuals.csv" > "$out/$a-for-$b.fit.txt"
     fi
     select_rows "$b"
@@ -298,6 +301,17 @@ mkdir -p "$(dirname "$cross")"
   done; } > "$cross.tmp"
 mv "$cross.tmp" "$cross"
 python3 scripts/transfer_study.py data/calibrated/reports/transfer --cross-stack
+# The prior's weight (transfer/prior/w-W/): every single-chip fit on the shipped stacks, with the
+# TensorFlow pair, regularised toward the documented defaults with weight W instead of the tool's
+# 1e-3. W moves a fit from its own optimum (W -> 0) to the defaults (W -> infinity), which transfer
+# better than the fits on the RTX pair and worse on V100 -> A100.
+for w in 0.01 0.03 0.1 0.3 1; do
+  mkdir -p "data/calibrated/reports/transfer/prior/w-$w"
+  prior=(--regularization "$w")
+  study_with_tf "data/calibrated/reports/transfer/prior/w-$w" pytorch-eager
+done
+prior=()
+python3 scripts/transfer_study.py data/calibrated/reports/transfer --prior-sweep
 variant=data/calibrated/reports/transfer/inter-kernel-reuse
 mkdir -p "$variant"
 stack_with pytorch-eager "$variant/pytorch-eager-inter-kernel-reuse.yaml" inter_kernel_reuse=true

@@ -30,4 +30,27 @@ check "import_measurements.py, no such source" 2 python3 "$root/scripts/import_m
 contains "import_measurements.py names the missing table" "$tmp/err" \
   "$tmp/nope: no all_measurements_long.csv"
 if [ -e "$tmp/data" ]; then echo "FAIL import_measurements.py wrote $tmp/data"; fails=$((fails + 1)); fi
+
+# transfer_study.py --prior-sweep: the weights' tables side by side, read back by value.
+sweep="$tmp/sweep"
+mkdir -p "$sweep/prior/w-0.1" "$sweep/prior/w-0.03"
+echo "a b" > "$sweep/pairs.txt"
+check "transfer_study.py --prior-sweep without prior/" 2 python3 "$root/scripts/transfer_study.py" \
+  "$sweep" --prior-sweep
+contains "transfer_study.py names the missing sweep" "$tmp/err" "$sweep/prior: no w-"
+table() {  # MEDAPE_FIT MEDAPE_OWN TAU_FIT -> a transfer_table.tsv of one direction a -> b
+  printf '# header\ndirection\tpredictor\tmedAPE\tspeedup_tau\n'
+  printf 'a -> b\tdefaults\t7.5\t0.600\na -> b\tfit on a\t%s\t%s\n' "$1" "$3"
+  printf 'a -> b\town fit on b, in-sample\t%s\t0.700\n' "$2"
+}
+table 9.0 2.0 0.500 > "$sweep/transfer_table.tsv"
+table 6.0 3.0 0.550 > "$sweep/prior/w-0.1/transfer_table.tsv"
+table 8.5 2.5 0.520 > "$sweep/prior/w-0.03/transfer_table.tsv"
+check "transfer_study.py --prior-sweep" 0 python3 "$root/scripts/transfer_study.py" "$sweep" --prior-sweep
+contains "the sweep's fit row, weights in order, defaults last" "$sweep/prior/prior_sweep.tsv" \
+  "$(printf 'a -> b\tfit on A\t9.0\t8.5\t6.0\t7.5\t0.500\t0.520\t0.550\t0.600')"
+contains "the sweep's own-fit row" "$sweep/prior/prior_sweep.tsv" \
+  "$(printf 'a -> b\town fit on b, in-sample\t2.0\t2.5\t3.0\t7.5')"
+contains "the sweep counts the directions within 8 %" "$sweep/prior/prior_sweep.tsv" \
+  "w 0.001: 0, w 0.03: 0, w 0.1: 1, w inf: 1"
 smoke_finish
