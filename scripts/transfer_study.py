@@ -558,15 +558,14 @@ def prior_sweep(d):
         with open(path, newline="") as f:
             rows = [r for r in csv.reader(f, delimiter="\t") if r and not r[0].startswith("#")]
         return {(r[0], r[1]): dict(zip(rows[0], r)) for r in rows[1:]}
-    weights = [("0.001", os.path.join(d, "transfer_table.tsv"))]
-    sweep = []
-    for sub in glob.glob(os.path.join(d, "prior", "w-*", "transfer_table.tsv")):
-        sweep.append((os.path.basename(os.path.dirname(sub))[2:], sub))
-    weights += sorted(sweep, key=lambda w: float(w[0]))
-    if len(weights) < 2:
+    sweep = sorted(((os.path.basename(os.path.dirname(path))[2:], path)
+                    for path in glob.glob(os.path.join(d, "prior", "w-*", "transfer_table.tsv"))),
+                   key=lambda w: float(w[0]))
+    if not sweep:
         print(f"transfer_study.py: {d}/prior: no w-*/transfer_table.tsv (run scripts/transfer_study.sh)",
               file=sys.stderr)
         sys.exit(2)
+    weights = [("0.001", os.path.join(d, "transfer_table.tsv"))] + sweep  # the tool's weight first
     tables = [(w, table(path)) for w, path in weights]
     names = [w for w, _ in weights] + ["inf"]
     lines = ["# The prior's weight (scripts/transfer_study.sh): each single-chip fit regularised toward"
@@ -642,18 +641,19 @@ def main():
         per_target = f"{d}/{a}-for-{b}.fit.residuals.csv"
         source_fit = load(per_target if os.path.exists(per_target) else f"{d}/{a}.fit.residuals.csv",
                           "predicted_ms")
-        cases = [
-            ("defaults", load(f"{d}/{a}.defaults.residuals.csv", "predicted_ms"),
-             load(f"{d}/{b}.defaults.residuals.csv", "predicted_ms")),
-            (f"fit on {a}", source_fit, load(f"{d}/{a}-on-{b}.residuals.csv", "predicted_ms")),
-        ]
+        transfer = load(f"{d}/{a}-on-{b}.residuals.csv", "predicted_ms")
+        cases = [(f"fit on {a}", source_fit, transfer)]
+        # (a) is absent where the study left the defaults to another directory's (the prior's).
+        if os.path.exists(f"{d}/{b}.defaults.residuals.csv"):
+            cases.insert(0, ("defaults", load(f"{d}/{a}.defaults.residuals.csv", "predicted_ms"),
+                             load(f"{d}/{b}.defaults.residuals.csv", "predicted_ms")))
         if os.path.exists(f"{d}/{a}-on-{b}.host-floor.residuals.csv"):
             cases.append((f"fit on {a}, target host's floor", source_fit,
                           load(f"{d}/{a}-on-{b}.host-floor.residuals.csv", "predicted_ms")))
         held_out = load(f"{d}/{b}.fit.residuals.csv", "held_out_lofo_ms")
         cases.append((f"own fit on {b}, " + ("held out by family" if held_out else "in-sample"),
                       source_fit, held_out or load(f"{d}/{b}.fit.residuals.csv", "predicted_ms")))
-        by_family += speedup_by_family(d, a, b, cases[1][1], cases[1][2])
+        by_family += speedup_by_family(d, a, b, source_fit, transfer)
         for name, src, dst in cases:
             if dst is None:
                 continue
