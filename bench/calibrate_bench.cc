@@ -4,12 +4,12 @@
 // iteration starts from a fresh model, so graph building is included.
 #include <benchmark/benchmark.h>
 
-#include "calibrate/calibration.h"
+#include "calibrate/calibration_run.h"
 #include "calibrate/measurement.h"
 #include "calibrate/sim_model.h"
 #include "common/data_dir.h"
 #include "models/zoo/zoo.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
 

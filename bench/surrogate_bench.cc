@@ -7,11 +7,11 @@
 #include <random>
 #include <vector>
 
-#include "search/surrogate/ensemble.h"
+#include "surrogate/ensemble.h"
 
 namespace {
 
-namespace sur = dcnas::search::surrogate;
+namespace sur = dcnas::surrogate;
 
 constexpr int kSlots = 20;
 constexpr int kChoices = 5;

@@ -8,12 +8,12 @@
 #include "calibrate/profile.h"
 #include "calibrate/report.h"
 #include "calibrate/sim_model.h"
+#include "common/config_tree.h"
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "models/zoo/zoo.h"
-#include "sim/config_tree.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
 
@@ -25,7 +25,7 @@ namespace {
 constexpr int64_t kMaxPlausibleL2Kib = int64_t{8} * 1024;
 constexpr int64_t kMaxPlausibleL3Kib = int64_t{1024} * 1024;
 
-int ParseHex(const std::string& text, const sim::ConfigReader& r, const std::string& key) {
+int ParseHex(const std::string& text, const ConfigReader& r, const std::string& key) {
   if (text.size() < 3 || text.size() > 6 || text.rfind("0x", 0) != 0) {
     r.Fail(key, "expected a hex number such as \"0x1a\", got '" + text + "'");
   }
@@ -62,10 +62,10 @@ std::string Quoted(const std::string& text) {
 }  // namespace
 
 std::vector<Microarchitecture> LoadMicroarchitectures(const std::string& path) {
-  const YAML::Node root = sim::LoadYamlFile(path);
-  sim::ConfigReader top(root, path, "");
+  const YAML::Node root = LoadYamlFile(path);
+  ConfigReader top(root, path, "");
   std::vector<Microarchitecture> out;
-  for (sim::ConfigReader& r : top.MapList("microarchitectures")) {
+  for (ConfigReader& r : top.MapList("microarchitectures")) {
     Microarchitecture u;
     u.name = r.String("name");
     u.description = r.StringOr("description", "");
@@ -315,7 +315,7 @@ HostFitResult FitHost(const HostFitInputs& in) {
     }
   }
   const std::string cores = "cores=" + std::to_string(in.threads);
-  const sim::AcceleratorSpec spec = sim::LoadAccelerator(in.spec_path, {sim::ParseOverride(cores)});
+  const sim::AcceleratorSpec spec = sim::LoadAccelerator(in.spec_path, {ParseOverride(cores)});
   const sim::StackProfile stack = sim::LoadStack(in.stack);
   CalibrationOptions options = in.options;
   // k-fold by model needs k models; a smaller probe set gets leave-one-model-out.

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "calibrate/calibration.h"
+#include "calibrate/calibration_run.h"
 #include "calibrate/measurement.h"
 #include "calibrate/metrics.h"
 #include "common/host_cpu.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 
 namespace dcnas::calibrate {
 

@@ -4,17 +4,10 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "common/statistics.h"
 
 namespace dcnas::calibrate {
-namespace {
-
-double Median(std::vector<double> values) {
-  const size_t n = values.size();
-  std::sort(values.begin(), values.end());
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 double AbsolutePercentageError(double predicted, double measured) {
   return std::abs(predicted - measured) / measured;

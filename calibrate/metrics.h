@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/rank.h"
+#include "common/rank_correlation.h"
 
 namespace dcnas::calibrate {
 
@@ -24,7 +24,7 @@ struct ErrorMetrics {
 // Absolute percentage error of one prediction, as a fraction.
 double AbsolutePercentageError(double predicted, double measured);
 
-// Kendall's tau-b: common/rank.h.
+// Kendall's tau-b: common/rank_correlation.h.
 using dcnas::KendallTau;
 
 // Metrics over paired predictions and measurements (> 0). `labels` is empty or one per row;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/calibration.h"
+#include "calibrate/calibration_run.h"
 #include "calibrate/sim_model.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 
 namespace dcnas::calibrate {
 

@@ -7,18 +7,13 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "common/statistics.h"
 
 namespace dcnas::calibrate {
 namespace {
 
 std::string Percent(double fraction, int digits = 1) {
   return FormatFixed(100.0 * fraction, digits);
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 
 #include "calibrate/fit.h"
 #include "models/registry.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/cost_cache.h"
 #include "sim/prepared.h"
 #include "sim/spec.h"

@@ -12,9 +12,9 @@
 
 #include "common/file_io.h"
 #include "common/text.h"
+#include "exec/executor.h"
 #include "models/block_string.h"
 #include "models/graph_json.h"
-#include "search/executor.h"
 
 namespace dcnas::cli {
 
@@ -87,7 +87,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"seed", 0, kU64},
       {"seeds", 1, 1000},
       {"k", 1, 100000},
-      {"count", 0, 10000000},
+      {"count", 1, 10000000},
       {"replicates", 1, 1000},
       {"limit-train", 0, 100000000},
       {"limit-eval", 0, 100000000},
@@ -238,8 +238,8 @@ bool UseMpiExecutor(const std::string& executor, const std::string& whole_job) {
   if (executor != "process") {
     throw UsageError("unknown --executor '" + executor + "' (valid: process, mpi)");
   }
-  if (search::LauncherRanks() > 1) {
-    throw UsageError("started by mpirun with " + std::to_string(search::LauncherRanks()) +
+  if (exec::LauncherRanks() > 1) {
+    throw UsageError("started by mpirun with " + std::to_string(exec::LauncherRanks()) +
                      " ranks but without --executor mpi: every rank would " + whole_job);
   }
   return false;

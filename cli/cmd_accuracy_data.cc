@@ -8,15 +8,15 @@
 #include "cli/cli.h"
 #include "cli/recipe_options.h"
 #include "common/table.h"
-#include "search/accuracy_data.h"
-#include "search/executor.h"
-#include "search/space.h"
+#include "exec/executor.h"
+#include "proxy/accuracy_data.h"
+#include "space/space.h"
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/train.h"
-#include "search/generate.h"
+#include "proxy/generate.h"
 #endif
 #ifdef DCNAS_WITH_MPI
-#include "search/mpi_executor.h"
+#include "exec/mpi_executor.h"
 #endif
 
 namespace dcnas::cli {
@@ -30,7 +30,7 @@ int Generate(const Args&) {
 int Generate(const Args& args) {
   po::options_description options("options");
   std::string space_file;
-  search::GenerateOptions g;
+  proxy::GenerateOptions g;
   RecipeArgs recipe;
   std::string executor;
   double timeout_s = 0.0;
@@ -66,28 +66,28 @@ int Generate(const Args& args) {
   }
   if (space_file.empty()) throw UsageError("accuracy-data generate: --space is required");
   const bool mpi = UseMpiExecutor(executor, "run the whole plan");
-  const search::Space space = search::Space::Load(space_file);
+  const space::Space space = space::Space::Load(space_file);
   g.recipe = ResolveRecipe(recipe, space);
-  search::GenerateSummary summary;
+  proxy::GenerateSummary summary;
   if (mpi) {
 #ifdef DCNAS_WITH_MPI
     if (g.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
-    search::ValidateRecipe(g.recipe, g.jobs);
+    proxy::ValidateRecipe(g.recipe, g.jobs);
     std::optional<models::libtorch::TrainingData> data;  // workers only
-    const bool master = search::RunMasterWorker(
+    const bool master = exec::RunMasterWorker(
         timeout_s,
         [&] {
           data.emplace(models::libtorch::TrainingData::Load(g.data_dir));
-          return search::GenerateWorker(space, g, *data);
+          return proxy::GenerateWorker(space, g, *data);
         },
-        [&](search::Executor& mpi_executor) {
-          summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true),
-                                     mpi_executor);
+        [&](exec::Executor& mpi_executor) {
+          summary = proxy::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true),
+                                    mpi_executor);
         });
     if (!master) return 0;
 #endif
   } else {
-    summary = search::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
+    summary = proxy::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
   }
   std::cerr << "accuracy-data: " << summary.trained << " trained, " << summary.already_done
             << " already done, " << summary.failed << " failed of " << summary.planned
@@ -114,11 +114,11 @@ int Stats(const Args& args) {
     return 0;
   }
   if (file.empty()) throw UsageError("accuracy-data stats: missing FILE");
-  std::optional<search::Space> space;
-  if (!space_file.empty()) space = search::Space::Load(space_file);
-  const auto data = search::ReadAccuracyData(file, space ? &*space : nullptr);
+  std::optional<space::Space> space;
+  if (!space_file.empty()) space = space::Space::Load(space_file);
+  const auto data = proxy::ReadAccuracyData(file, space ? &*space : nullptr);
   if (data.rows.empty()) throw InputError(file + ": no runs (a header and nothing else)");
-  const auto s = search::ComputeReplicateStats(data);
+  const auto s = proxy::ComputeReplicateStats(data);
   Table t({"quantity", "value"});
   t.AddRow({"runs", std::to_string(data.rows.size())});
   t.AddRow({"test accuracy mean / min / max (%)", FormatFixed(s.mean_accuracy, 2) + " / " +
@@ -132,9 +132,9 @@ int Stats(const Args& args) {
     t.AddRow({"seed-to-seed mean |diff|, test (pp)", FormatFixed(s.mean_abs_diff_pp, 2)});
   }
   if (!against.empty()) {
-    const auto other = search::ReadAccuracyData(against, space ? &*space : nullptr);
+    const auto other = proxy::ReadAccuracyData(against, space ? &*space : nullptr);
     if (other.rows.empty()) throw InputError(against + ": no runs (a header and nothing else)");
-    const auto a = search::ComputeAgreement(data, other);
+    const auto a = proxy::ComputeAgreement(data, other);
     t.AddRow({"shared architectures with " + against, std::to_string(a.architectures)});
     t.AddRow({"Kendall tau against it, test", FormatFixed(a.test_tau, 3)});
     t.AddRow({"Kendall tau against it, validation", FormatFixed(a.val_tau, 3)});
@@ -150,7 +150,7 @@ int RunAccuracyData(const Args& args) {
       "accuracy-data", args,
       {{"generate", "sample architectures and train them on the proxy (needs LibTorch)", Generate},
        {"stats", "label noise (seed-to-seed tau) and proxy validity of accuracy data", Stats}},
-      "Columns: search/README.md.");
+      "Columns: proxy/README.md.");
 }
 
 }  // namespace dcnas::cli

@@ -6,17 +6,17 @@
 #include <map>
 #include <set>
 
-#include "calibrate/calibration.h"
+#include "calibrate/calibration_run.h"
 #include "calibrate/measurement.h"
 #include "calibrate/profile.h"
 #include "calibrate/report.h"
 #include "calibrate/sim_model.h"
 #include "cli/cli.h"
+#include "common/config_tree.h"
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
-#include "sim/calibration.h"
-#include "sim/config_tree.h"
+#include "sim/calibration_params.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
 
@@ -262,12 +262,12 @@ cal::CalibrationResult FitAndReport(const CalibrateArgs& a, const cal::SimLatenc
 std::vector<sim::AcceleratorSpec> PooledSpecs(const std::vector<std::string>& accels,
                                               const std::vector<std::string>& devices,
                                               const std::vector<std::string>& set_items) {
-  std::vector<std::vector<sim::Override>> overrides(accels.size());
+  std::vector<std::vector<Override>> overrides(accels.size());
   for (const std::string& item : set_items) {
     const auto [index, text] = ForDevice("--set", item, devices);
     for (size_t i = 0; i < accels.size(); ++i) {
       if (index < 0 || static_cast<size_t>(index) == i) {
-        overrides[i].push_back(sim::ParseOverride(text));
+        overrides[i].push_back(ParseOverride(text));
       }
     }
   }

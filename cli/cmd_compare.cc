@@ -8,7 +8,7 @@
 #include "cli/sim_common.h"
 #include "common/svg_chart.h"
 #include "common/table.h"
-#include "study/compare.h"
+#include "study/family_compare.h"
 
 namespace dcnas::cli {
 namespace {

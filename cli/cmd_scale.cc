@@ -7,7 +7,7 @@
 #include "cli/sim_common.h"
 #include "common/data_dir.h"
 #include "lacs/family.h"
-#include "search/space.h"
+#include "space/space.h"
 #ifdef DCNAS_WITH_TORCH
 #include "lacs/train.h"
 #include "models/torch/fashion_mnist.h"
@@ -114,9 +114,9 @@ int RunScale(const Args& args) {
   }
   o.grid = lacs::ParseGrid(grid_text, lacs::DefaultGrid());
   if (space_file.empty()) space_file = DataPath("search_spaces/dc-accelerator.yaml");
-  const search::Space space = search::Space::Load(space_file);
+  const space::Space space = space::Space::Load(space_file);
   // The space's proxy settings, then the key's parts over them (as the accuracy data does).
-  const search::ProxyRecipe recipe = ResolveRecipe(RecipeArgs{}, space).WithKey(recipe_key);
+  const proxy::ProxyRecipe recipe = ResolveRecipe(RecipeArgs{}, space).WithKey(recipe_key);
   o.proxy_resolution = recipe.resolution;
   const lacs::BaseNetwork base = !model.empty()    ? lacs::ZooBase(model)
                                  : !blocks.empty() ? lacs::BlocksBase(blocks, base_resolution)
@@ -145,7 +145,6 @@ int RunScale(const Args& args) {
 #else
   (void)no_train;  // this build cannot train: accuracy comes from the file alone
 #endif
-  if (jobs < 1) throw UsageError("--jobs must be at least 1");
   if (!accuracy) {
     accuracy = std::make_unique<lacs::StoredAccuracy>(
         store, recipe, seed, limit_eval, space.proxy().in_channels, space.proxy().num_classes);

@@ -14,20 +14,20 @@
 #include "common/sha256.h"
 #include "common/table.h"
 #include "common/text.h"
-#include "search/compare.h"
-#include "search/executor.h"
+#include "exec/executor.h"
 #include "search/objectives.h"
 #include "search/run.h"
-#include "search/space.h"
+#include "search/strategy_compare.h"
+#include "space/space.h"
 #ifdef DCNAS_WITH_MPI
-#include "search/mpi_executor.h"
+#include "exec/mpi_executor.h"
 #endif
 #ifdef DCNAS_WITH_XGBOOST
 #include "search/surrogate_objective.h"
 #endif
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/dataset.h"
-#include "search/finalists.h"
+#include "proxy/finalists.h"
 #include "search/train_objective.h"
 #endif
 
@@ -51,7 +51,7 @@ struct TrainArgs {
 };
 
 std::unique_ptr<search::AccuracyObjective> MakeAccuracy(const std::string& text,
-                                                        const search::Space& space, double min_tau,
+                                                        const space::Space& space, double min_tau,
                                                         const TrainArgs& train) {
   const auto [kind, file] = SplitSource(text);
   if (kind == "train") {
@@ -158,7 +158,7 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
 
 // The latency objective (the simulator with the --accel/--stack/... setup, or a table); sets the
 // graph options of the search to the simulated batch and precision.
-std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const search::Space& space) {
+std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const space::Space& space) {
   const SimSelection& sel = a.sim_sel;
   const sim::SimSetup setup =
       sim::LoadSetup(sel.accel, sel.stack, sel.calibration, sel.Overrides());
@@ -262,7 +262,7 @@ int RunSearchCompare(const Args& args) {
       throw UsageError("--budgets: '" + b + "' is not a number of evaluations in [1, 1e9]");
     }
   }
-  const search::Space space = search::Space::Load(a.space_file);
+  const space::Space space = space::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
   c.search.graph_options = a.o.graph_options;
   const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau, a.train);
@@ -277,19 +277,19 @@ int RunSearchCompare(const Args& args) {
 }
 
 // `dcnas search --finalists K`: the finalists step on the finished run directory.
-void RunFinalistsAfter(const SearchArgs& a, const search::Space& space,
+void RunFinalistsAfter(const SearchArgs& a, const space::Space& space,
                        const nlohmann::json& accuracy_config) {
 #ifndef DCNAS_WITH_TORCH
   (void)a, (void)space, (void)accuracy_config;
   throw UsageError("--finalists needs LibTorch (this dcnas was built without it)");
 #else
-  search::FinalistsOptions f;
+  proxy::FinalistsOptions f;
   f.k = a.finalists;
   f.jobs = a.train.jobs;
   f.limit_eval = a.train.limit_eval;
   f.data_dir = models::libtorch::kFashionMnistDir;
   f.resume = std::filesystem::exists(std::filesystem::path(a.out) / "finalists.jsonl");
-  search::ProxyRecipe base;
+  proxy::ProxyRecipe base;
   base.resolution = space.proxy().resolution;
   base.width = space.proxy().width;
   base.removed_downsamples = space.proxy().removed_downsamples;
@@ -303,7 +303,7 @@ void RunFinalistsAfter(const SearchArgs& a, const search::Space& space,
         "--finalists: give --finalists-recipe (the accuracy objective records no training "
         "recipe)");
   }
-  const auto report = search::TrainFinalists(space, a.out, f, StatusLine(true));
+  const auto report = proxy::TrainFinalists(space, a.out, f, StatusLine(true));
   std::cout << report.text;
 #endif
 }
@@ -316,7 +316,7 @@ int RunSearchFinalists(const Args& args) {
 #else
   po::options_description options("options");
   std::string run_dir, space_file;
-  search::FinalistsOptions f;
+  proxy::FinalistsOptions f;
   RecipeArgs recipe;
   recipe.recipe.epochs = 8;
   std::string executor = "process";
@@ -354,28 +354,28 @@ int RunSearchFinalists(const Args& args) {
   if (run_dir.empty() || space_file.empty()) {
     throw UsageError("search finalists: --run and --space are required");
   }
-  const search::Space space = search::Space::Load(space_file);
+  const space::Space space = space::Space::Load(space_file);
   f.recipe = ResolveRecipe(recipe, space);
-  search::FinalistsReport report;
+  proxy::FinalistsReport report;
   if (UseMpiExecutor(executor, "train every finalist")) {
 #ifdef DCNAS_WITH_MPI
     if (f.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
     std::optional<models::libtorch::TrainingData> data;  // workers only
-    const bool master = search::RunMasterWorker(
+    const bool master = exec::RunMasterWorker(
         timeout_s,
         [&] {
           data.emplace(models::libtorch::TrainingData::Load(f.data_dir));
-          return search::FinalistWorker(space, f, *data);
+          return proxy::FinalistWorker(space, f, *data);
         },
-        [&](search::Executor& mpi_executor) {
+        [&](exec::Executor& mpi_executor) {
           f.executor = &mpi_executor;
-          report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
+          report = proxy::TrainFinalists(space, run_dir, f, StatusLine(true));
           f.executor = nullptr;
         });
     if (!master) return 0;
 #endif
   } else {
-    report = search::TrainFinalists(space, run_dir, f, StatusLine(true));
+    report = proxy::TrainFinalists(space, run_dir, f, StatusLine(true));
   }
   std::cout << report.text << "-> " << run_dir << "/ (finalists.csv, finalists.txt)\n";
   for (const auto& x : report.runs) {
@@ -419,7 +419,7 @@ int RunSearch(const Args& args) {
   if (vm.count("target-ms") == 0) throw UsageError("dcnas search: --target-ms is required");
   a.o.references.clear();
   if (a.references != "none") a.o.references = SplitList(a.references);
-  const search::Space space = search::Space::Load(a.space_file);
+  const space::Space space = space::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
   const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau, a.train);
   if (a.finalists < 0) throw UsageError("--finalists must be >= 0");
@@ -436,9 +436,9 @@ int RunSearch(const Args& args) {
       throw UsageError("--executor mpi: the workers are the MPI ranks; drop --threads");
     if (a.finalists > 0)
       throw UsageError("--executor mpi: run `dcnas search finalists` after the search");
-    const bool master = search::RunMasterWorker(
+    const bool master = exec::RunMasterWorker(
         a.task_timeout_s, [&] { return search::SearchWorker(space, *latency); },
-        [&](search::Executor& mpi_executor) {
+        [&](exec::Executor& mpi_executor) {
           a.o.executor = &mpi_executor;
           result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
                                      [&status](const search::SearchProgress& p) { status(p); });
@@ -467,7 +467,7 @@ int RunSearch(const Args& args) {
     }
     const auto& p = result.points[*c.point];
     std::cout << c.model << ": the fastest architecture at least as accurate is "
-              << search::SpeedupText(c.speedup) << " (" << FormatFixed(p.latency_ms, 4) << " ms, "
+              << SpeedupText(c.speedup) << " (" << FormatFixed(p.latency_ms, 4) << " ms, "
               << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
   }
   return 0;

@@ -28,9 +28,9 @@ void SimSelection::AddOptions(po::options_description& options, bool multi_accel
       "no-fusion", po::bool_switch(&no_fusion), "one kernel per op (ignore the stack's fusion)");
 }
 
-std::vector<sim::Override> SimSelection::Overrides() const {
-  std::vector<sim::Override> out;
-  for (const auto& s : sets) out.push_back(sim::ParseOverride(s));
+std::vector<Override> SimSelection::Overrides() const {
+  std::vector<Override> out;
+  for (const auto& s : sets) out.push_back(ParseOverride(s));
   return out;
 }
 

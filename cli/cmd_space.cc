@@ -8,18 +8,18 @@
 #include "common/table.h"
 #include "common/text.h"
 #include "models/counts.h"
-#include "search/space.h"
+#include "space/space.h"
 
 namespace dcnas::cli {
 namespace {
 
-using search::Encoding;
-using search::Space;
+using space::Encoding;
+using space::Space;
 
 // One decoded architecture with its full-size counts (batch 1, 1000 classes).
 struct Described {
   std::string encoding;
-  search::Decoded decoded;
+  space::Decoded decoded;
   models::OpCounts counts;
 };
 
@@ -113,9 +113,6 @@ int Sample(const Args& args) {
     return 0;
   }
   if (file.empty()) throw UsageError("dcnas space sample: missing FILE");
-  if (count < 1 || count > 1000000) {
-    throw UsageError("--count " + std::to_string(count) + ": out of range [1, 1000000]");
-  }
   const Format f = ParseFormat(format);
   const Space space = Space::Load(file);
   std::mt19937_64 rng(seed);
@@ -169,7 +166,7 @@ int RunSpace(const Args& args) {
        {"sample", "sample architectures (canonical encodings, block strings, params, FLOPs)",
         Sample},
        {"decode", "decode one encoding", Decode}},
-      "Format of the files: search/README.md.");
+      "Format of the files: space/README.md.");
 }
 
 }  // namespace dcnas::cli

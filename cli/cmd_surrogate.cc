@@ -8,8 +8,8 @@
 #include "common/sha256.h"
 #include "common/table.h"
 #include "common/text.h"
-#include "search/accuracy_surrogate.h"
-#include "search/surrogate/surrogate_file.h"
+#include "surrogate/accuracy_surrogate.h"
+#include "surrogate/surrogate_file.h"
 
 namespace dcnas::cli {
 namespace {
@@ -18,7 +18,7 @@ std::string Metric(double v, int digits = 3) {
   return std::isfinite(v) ? FormatFixed(v, digits) : "n/a";
 }
 
-void PrintQuality(const search::surrogate::QualityReport& q, double flops_tau, Table& t) {
+void PrintQuality(const surrogate::QualityReport& q, double flops_tau, Table& t) {
   t.AddRow({"RMSE (pp)", Metric(q.rmse)});
   t.AddRow({"R^2", Metric(q.r_squared)});
   t.AddRow({"Kendall tau", Metric(q.kendall_tau)});
@@ -33,7 +33,7 @@ int Fit(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> data_files;
   std::string space_file, out;
-  search::SurrogateFitOptions o;
+  surrogate::SurrogateFitOptions o;
   bool no_curve = false;
   options.add_options()("data", po::value(&data_files)->multitoken(),
                         "accuracy CSVs (`dcnas accuracy-data`), one proxy recipe")(
@@ -60,23 +60,23 @@ int Fit(const Args& args) {
   if (data_files.empty() || space_file.empty() || out.empty()) {
     throw UsageError("surrogate fit: --data, --space and --out are required");
   }
-  search::surrogate::CheckSurrogatePath(out);
+  surrogate::CheckSurrogatePath(out);
   o.learning_curve = !no_curve;
   const std::string space_yaml = ReadFile(space_file);
-  const auto space = search::Space::Parse(space_yaml, space_file);
-  std::vector<search::AccuracyData> parts;
+  const auto space = space::Space::Parse(space_yaml, space_file);
+  std::vector<proxy::AccuracyData> parts;
   std::string contents;
   for (const std::string& f : data_files) {
-    parts.push_back(search::ReadAccuracyData(f, &space));
+    parts.push_back(proxy::ReadAccuracyData(f, &space));
     contents += ReadFile(f);
   }
-  const auto data = search::MergeAccuracyData(parts);
+  const auto data = proxy::MergeAccuracyData(parts);
   // One file: its SHA-256; several: that of their concatenation in the order given.
-  const auto fit = search::FitAccuracySurrogate(space, space_yaml, data, Sha256Hex(contents), o);
+  const auto fit = surrogate::FitAccuracySurrogate(space, space_yaml, data, Sha256Hex(contents), o);
   // The report and chart first, the model last: a model file present means a complete set.
   WriteFileAtomic(out + ".report.json", fit.metadata["report"].dump(1) + "\n");
   WriteFileAtomic(out + ".parity.svg", fit.parity_svg);
-  search::surrogate::SaveSurrogate(out, fit.ensemble, fit.metadata);
+  surrogate::SaveSurrogate(out, fit.ensemble, fit.metadata);
   const auto& r = fit.report;
   std::cout << "surrogate of " << space.name() << ": " << r.groups << " architectures (" << r.rows
             << " rows): train " << r.train << ", valid " << r.valid << ", test " << r.test << "\n";
@@ -106,11 +106,11 @@ int Eval(const Args& args) {
     return 0;
   }
   if (data_file.empty() || model.empty()) throw UsageError("surrogate eval: --data and --model");
-  const auto s = search::AccuracySurrogate::Load(model);
-  const auto data = search::ReadAccuracyData(data_file, &s.space());
-  const auto e = search::EvaluateAccuracySurrogate(s, data, target);
+  const auto s = surrogate::AccuracySurrogate::Load(model);
+  const auto data = proxy::ReadAccuracyData(data_file, &s.space());
+  const auto e = surrogate::EvaluateAccuracySurrogate(s, data, target);
   if (!parity.empty()) {
-    WriteFileAtomic(parity, search::surrogate::ParityChartSvg(e.truth, e.mean, e.stddev));
+    WriteFileAtomic(parity, surrogate::ParityChartSvg(e.truth, e.mean, e.stddev));
   }
   Table t({"metric (" + std::to_string(e.groups) + " architectures)", "value"});
   PrintQuality(e.quality, e.flops_baseline_tau, t);
@@ -143,17 +143,17 @@ int Predict(const Args& args) {
     }
   }
   if (encodings.empty()) throw UsageError("surrogate predict: no encodings");
-  search::Scaling sc;
+  space::Scaling sc;
   if (!scaling.empty()) {
     if (scaling.size() != 3)
       throw UsageError("--scaling takes three values: depth width resolution");
     sc = {scaling[0], scaling[1], scaling[2]};
   }
-  const auto s = search::AccuracySurrogate::Load(model);
-  std::vector<search::Encoding> es;
+  const auto s = surrogate::AccuracySurrogate::Load(model);
+  std::vector<space::Encoding> es;
   for (const auto& text : encodings) es.push_back(s.space().FromText(text));
   std::vector<float> mean, stddev;
-  s.Predict(es, std::vector<search::Scaling>(es.size(), sc), mean, stddev);
+  s.Predict(es, std::vector<space::Scaling>(es.size(), sc), mean, stddev);
   Table t({"encoding", "predicted_accuracy", "std"});
   for (size_t i = 0; i < es.size(); ++i) {
     t.AddRow({s.space().ToText(s.space().Canonical(es[i])), FormatFixed(mean[i], 3),

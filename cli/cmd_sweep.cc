@@ -19,7 +19,7 @@ using study::SweepRow;
 std::vector<study::SweepAxis> AxesFrom(const std::vector<std::string>& sets) {
   std::vector<study::SweepAxis> axes;
   for (const auto& s : sets) {
-    const sim::Override o = sim::ParseOverride(s);
+    const Override o = ParseOverride(s);
     axes.push_back({o.path, SplitList(o.value)});
     if (axes.back().values.empty()) throw UsageError("--set " + s + ": no values");
   }

@@ -3,7 +3,7 @@
 namespace dcnas::cli {
 
 void AddRecipeOptions(po::options_description& options, RecipeArgs& a) {
-  search::ProxyRecipe& r = a.recipe;
+  proxy::ProxyRecipe& r = a.recipe;
   options.add_options()("epochs", po::value(&r.epochs)->default_value(r.epochs),
                         "proxy training epochs")(
       "train-images", po::value(&r.train_images)->default_value(r.train_images),
@@ -19,8 +19,8 @@ void AddRecipeOptions(po::options_description& options, RecipeArgs& a) {
       "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)");
 }
 
-search::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const search::Space& space) {
-  search::ProxyRecipe r = a.recipe;
+proxy::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const space::Space& space) {
+  proxy::ProxyRecipe r = a.recipe;
   r.resolution = a.proxy_resolution > 0 ? a.proxy_resolution : space.proxy().resolution;
   r.width = a.proxy_width > 0 ? a.proxy_width : space.proxy().width;
   r.removed_downsamples = a.removed >= 0 ? a.removed : space.proxy().removed_downsamples;

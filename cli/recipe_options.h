@@ -4,13 +4,13 @@
 #pragma once
 
 #include "cli/cli.h"
-#include "search/accuracy_data.h"
-#include "search/space.h"
+#include "proxy/accuracy_data.h"
+#include "space/space.h"
 
 namespace dcnas::cli {
 
 struct RecipeArgs {
-  search::ProxyRecipe recipe;
+  proxy::ProxyRecipe recipe;
   int proxy_resolution = 0;  // 0: the space's
   double proxy_width = 0.0;  // 0: the space's
   int removed = -1;          // -1: the space's
@@ -18,6 +18,6 @@ struct RecipeArgs {
 
 void AddRecipeOptions(po::options_description& options, RecipeArgs& a);
 // The recipe with the space's proxy settings where the options left them open.
-search::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const search::Space& space);
+proxy::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const space::Space& space);
 
 }  // namespace dcnas::cli

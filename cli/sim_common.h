@@ -20,7 +20,7 @@ struct SimSelection {
   bool no_fusion = false;
 
   void AddOptions(po::options_description& options, bool multi_accel);
-  std::vector<sim::Override> Overrides() const;
+  std::vector<Override> Overrides() const;
   // The precision for an accelerator kind: --precision if given, else study::DefaultPrecision.
   std::string PrecisionFor(const std::string& accelerator_kind) const;
   // Sets the model's dtype from --precision (or the kind's default) unless it is a --graph,

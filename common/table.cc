@@ -1,6 +1,8 @@
 #include "common/table.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -80,6 +82,18 @@ std::string FormatFixed(double value, int digits) {
   return buffer;
 }
 
+std::string FormatShortest(double value) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return {buffer.data(), result.ptr};
+}
+
+std::string FormatSignificant(double value, int digits) {
+  std::array<char, 64> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.*g", digits, value);
+  return buffer.data();
+}
+
 std::string FormatSi(double value, int digits) {
   const char* suffixes[] = {"", "k", "M", "G", "T", "P"};
   int index = 0;
@@ -91,6 +105,11 @@ std::string FormatSi(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*g%s", digits, value < 0 ? -v : v, suffixes[index]);
   return buffer;
+}
+
+std::string SpeedupText(double speedup) {
+  if (speedup >= 1.0) return FormatFixed(speedup, 2) + "x faster";
+  return FormatFixed(1.0 / speedup, 2) + "x slower";
 }
 
 }  // namespace dcnas

@@ -2,6 +2,7 @@
 // Table; writers choose the format.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,14 @@ class Table {
 };
 
 // Number formatting shared by reports.
-std::string FormatInt(int64_t value);                // 1234567 -> "1,234,567"
-std::string FormatFixed(double value, int digits);   // fixed decimals
+std::string FormatInt(int64_t value);               // 1234567 -> "1,234,567"
+std::string FormatFixed(double value, int digits);  // fixed decimals
+// The shortest text that reads back as the same double ("0.1", "15", "1e-07"): for files.
+std::string FormatShortest(double value);
+// `digits` significant digits, as printf's %g ("0.333333", "1e+06"): for messages and labels.
+std::string FormatSignificant(double value, int digits = 6);
+// A speedup as text: "1.23x faster" (>= 1) or "1.23x slower".
+std::string SpeedupText(double speedup);
 std::string FormatSi(double value, int digits = 3);  // 1.23G, 456M, 7.8k
 std::string CsvEscape(const std::string& cell);
 

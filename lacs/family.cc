@@ -15,20 +15,14 @@
 #include "models/counts.h"
 #include "models/graph_json.h"
 #include "models/zoo/zoo.h"
-#include "search/space.h"
 #include "search/strategy.h"
+#include "space/space.h"
 
 namespace dcnas::lacs {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string Num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 std::string Coef(const Coefficients& c) {
   return "depth " + FormatFixed(c.depth, 3) + ", width " + FormatFixed(c.width, 3) +
@@ -50,7 +44,7 @@ json MeasuredJson(const Measured& m) {
           {"activations", m.activations}};
 }
 
-json TrainedJson(const std::optional<ProxyResult>& r) {
+json TrainedJson(const std::optional<proxy::TrainedResult>& r) {
   if (!r) return nullptr;
   return {{"val_accuracy", r->val_accuracy},
           {"test_accuracy", r->test_accuracy},
@@ -58,7 +52,7 @@ json TrainedJson(const std::optional<ProxyResult>& r) {
           {"proxy_params", r->proxy_params}};
 }
 
-std::string Acc(const std::optional<ProxyResult>& r) {
+std::string Acc(const std::optional<proxy::TrainedResult>& r) {
   return r ? FormatFixed(r->val_accuracy, 2) : std::string("-");
 }
 
@@ -70,9 +64,9 @@ std::string SetupField(const Family& f, const char* key) {
 }
 
 int ProxyResolutionFor(int proxy_base, int resolution, int base_resolution) {
-  search::Scaling s;
+  space::Scaling s;
   s.resolution = static_cast<double>(resolution) / static_cast<double>(base_resolution);
-  return search::Space::ProxyResolution(proxy_base, s);
+  return space::Space::ProxyResolution(proxy_base, s);
 }
 
 }  // namespace
@@ -133,7 +127,7 @@ BaseNetwork RunBase(const std::string& run_dir, const std::string& space_file) {
   } catch (const json::exception& e) {
     throw InputError(path + ": not JSON: " + e.what());
   }
-  const search::Space space = search::Space::Load(space_file);
+  const space::Space space = space::Space::Load(space_file);
   try {
     const std::string fingerprint = j.at("space").at("fingerprint");
     if (fingerprint != space.fingerprint()) {
@@ -202,7 +196,7 @@ json NetworkSimulator::Config() const {
           {"fusion", fusion_}};
 }
 
-models::Graph BuildProxyNetwork(const ProxyRequest& request, const search::ProxyRecipe& recipe,
+models::Graph BuildProxyNetwork(const ProxyRequest& request, const proxy::ProxyRecipe& recipe,
                                 int in_channels, int num_classes) {
   models::BuildOptions o;
   o.resolution = request.proxy_resolution;
@@ -220,64 +214,53 @@ std::string ProxyGraphKey(const models::Graph& proxy_graph) {
   return Sha256Hex(j.dump()).substr(0, 24);
 }
 
-std::string StoreKey(const std::string& graph_key, const search::ProxyRecipe& recipe, uint64_t seed,
+std::string StoreKey(const std::string& graph_key, const proxy::ProxyRecipe& recipe, uint64_t seed,
                      int64_t limit_eval) {
   std::string key = graph_key + "|" + recipe.Key() + "|seed" + std::to_string(seed);
   if (limit_eval > 0) key += "|eval" + std::to_string(limit_eval);
   return key;
 }
 
-TrainedStore::TrainedStore(std::string path) : path_(std::move(path)) {
-  if (!fs::exists(path_)) return;
-  const std::vector<std::string> lines = Split(ReadFile(path_), '\n');
+TrainedStore::TrainedStore(std::string path)
+    : log_(AppendLog::Open(path, {.create_directories = true})) {
+  const std::vector<std::string>& lines = log_.lines();
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
-    const std::string where = path_ + ":" + std::to_string(i + 1);
+    const std::string where = log_.Where(i + 1);
     json j;
     try {
       j = json::parse(lines[i]);
     } catch (const json::exception&) {
-      if (i + 1 == lines.size()) break;  // a torn last line: that network is trained again
-      throw InputError(where + ": not JSON");
+      throw InputError(where + "not JSON");
     }
-    try {
-      ProxyResult r;
-      r.val_accuracy = j.at("val_accuracy");
-      r.test_accuracy = j.at("test_accuracy");
-      r.train_time_s = j.at("train_time_s");
-      r.proxy_params = j.at("proxy_params");
-      if (!std::isfinite(r.val_accuracy) || !std::isfinite(r.test_accuracy) || r.val_accuracy < 0 ||
-          r.val_accuracy > 100 || r.test_accuracy < 0 || r.test_accuracy > 100) {
-        throw InputError(where + ": accuracy outside 0..100");
-      }
-      results_[j.at("key").get<std::string>()] = r;
-    } catch (const json::exception& e) {
-      throw InputError(where + ": not a trained-accuracy line: " + e.what());
+    const auto key = j.find("key");
+    if (!j.is_object() || key == j.end() || !key->is_string()) {
+      throw InputError(where + "not a trained-accuracy line: missing 'key'");
+    }
+    const proxy::TrainedResult r = proxy::TrainedFromJson(j, where);
+    if (!r.error.empty()) throw InputError(where + "a trained-accuracy line holds no error");
+    const auto [it, added] = results_.emplace(key->get<std::string>(), r);
+    if (!added && !(it->second == r)) {
+      throw InputError(where + "key " + it->first + " was stored before with other results");
     }
   }
 }
 
-std::optional<ProxyResult> TrainedStore::Find(const std::string& key) const {
+std::optional<proxy::TrainedResult> TrainedStore::Find(const std::string& key) const {
   const auto it = results_.find(key);
   if (it == results_.end()) return std::nullopt;
   return it->second;
 }
 
 void TrainedStore::Add(const std::string& key, const std::string& label, const json& config,
-                       const ProxyResult& r) {
-  if (fs::path(path_).has_parent_path()) fs::create_directories(fs::path(path_).parent_path());
-  AppendLineSynced(path_, json{{"key", key},
-                               {"label", label},
-                               {"config", config},
-                               {"val_accuracy", r.val_accuracy},
-                               {"test_accuracy", r.test_accuracy},
-                               {"train_time_s", r.train_time_s},
-                               {"proxy_params", r.proxy_params}}
-                              .dump());
+                       const proxy::TrainedResult& r) {
+  json line = {{"key", key}, {"label", label}, {"config", config}};
+  proxy::AddTrainedFields(r, line);
+  log_.Append(line.dump());
   results_[key] = r;
 }
 
-StoredAccuracy::StoredAccuracy(std::shared_ptr<TrainedStore> store, search::ProxyRecipe recipe,
+StoredAccuracy::StoredAccuracy(std::shared_ptr<TrainedStore> store, proxy::ProxyRecipe recipe,
                                uint64_t seed, int64_t limit_eval, int in_channels, int num_classes)
     : store_(std::move(store)),
       recipe_(std::move(recipe)),
@@ -286,9 +269,9 @@ StoredAccuracy::StoredAccuracy(std::shared_ptr<TrainedStore> store, search::Prox
       in_channels_(in_channels),
       num_classes_(num_classes) {}
 
-std::vector<std::optional<ProxyResult>> StoredAccuracy::Evaluate(
+std::vector<std::optional<proxy::TrainedResult>> StoredAccuracy::Evaluate(
     const std::vector<ProxyRequest>& requests) {
-  std::vector<std::optional<ProxyResult>> out;
+  std::vector<std::optional<proxy::TrainedResult>> out;
   out.reserve(requests.size());
   for (const ProxyRequest& r : requests) {
     const models::Graph g = BuildProxyNetwork(r, recipe_, in_channels_, num_classes_);
@@ -313,7 +296,8 @@ void ValidateScaleOptions(const ScaleOptions& o) {
   for (const auto* axis : {&o.grid.depth, &o.grid.width, &o.grid.resolution}) {
     for (double v : *axis) {
       if (!std::isfinite(v) || v <= 0.0) {
-        throw InputError("--grid: coefficient " + Num(v) + " must be a finite number above 0");
+        throw InputError("--grid: coefficient " + FormatSignificant(v) +
+                         " must be a finite number above 0");
       }
     }
   }
@@ -330,7 +314,7 @@ void ValidateScaleOptions(const ScaleOptions& o) {
                      " must be 1, 4, 8 or 16");
   }
   if (!std::isfinite(o.w) || o.w > 0.0 || o.w < -2.0) {
-    throw InputError("--w " + Num(o.w) + " must be in [-2, 0]");
+    throw InputError("--w " + FormatSignificant(o.w) + " must be in [-2, 0]");
   }
   if (o.proxy_resolution < 8) {
     throw InputError("the proxy resolution " + std::to_string(o.proxy_resolution) + " is below 8");
@@ -370,7 +354,8 @@ Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
     }
   }
   progress(std::to_string(f.grid.size()) + " grid points scored (" + ModeName(options.mode) +
-           " cost, budget " + Num(target) + " +- " + Num(options.budget.tolerance * 100) + "%)");
+           " cost, budget " + FormatSignificant(target) + " +- " +
+           FormatSignificant(options.budget.tolerance * 100) + "%)");
 
   // The budget surface: per (depth, width), the candidate nearest the target.
   std::map<std::pair<double, double>, size_t> surface;
@@ -393,11 +378,12 @@ Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
       }
     }
     const GridPoint& n = f.grid[nearest];
-    throw InputError(
-        "--grid " + FormatGrid(options.grid) + ": no point meets the " + ModeName(options.mode) +
-        " budget " + Num(target) + "x +- " + Num(options.budget.tolerance * 100) + "% (phi " +
-        std::to_string(options.budget.phi) + "); the nearest, " + Coef(n.c) + ", costs " +
-        FormatFixed(n.cost_ratio, 3) + "x: widen the grid or the --tolerance");
+    throw InputError("--grid " + FormatGrid(options.grid) + ": no point meets the " +
+                     ModeName(options.mode) + " budget " + FormatSignificant(target) + "x +- " +
+                     FormatSignificant(options.budget.tolerance * 100) + "% (phi " +
+                     std::to_string(options.budget.phi) + "); the nearest, " + Coef(n.c) +
+                     ", costs " + FormatFixed(n.cost_ratio, 3) +
+                     "x: widen the grid or the --tolerance");
   }
   std::vector<size_t> trained_idx;
   std::vector<ProxyRequest> requests;
@@ -406,12 +392,13 @@ Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
     p.surface = true;
     trained_idx.push_back(i);
     requests.push_back(
-        {family_name + "-d" + Num(p.c.depth) + "-w" + Num(p.c.width) + "-r" + Num(p.c.resolution),
+        {family_name + "-d" + FormatSignificant(p.c.depth) + "-w" + FormatSignificant(p.c.width) +
+             "-r" + FormatSignificant(p.c.resolution),
          ScaleSpec(base.spec, p.tuple),
          ProxyResolutionFor(options.proxy_resolution, p.tuple.resolution, base_res)});
   }
   progress(std::to_string(requests.size()) + " candidates on the budget surface to train");
-  const std::vector<std::optional<ProxyResult>> results = accuracy.Evaluate(requests);
+  const std::vector<std::optional<proxy::TrainedResult>> results = accuracy.Evaluate(requests);
   size_t missing = 0;
   for (size_t k = 0; k < trained_idx.size(); ++k) {
     GridPoint& p = f.grid[trained_idx[k]];
@@ -464,7 +451,7 @@ Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
   if (!member_requests.empty()) {
     progress(std::to_string(member_requests.size()) +
              " members to train (phi <= " + std::to_string(options.train_members) + ")");
-    const std::vector<std::optional<ProxyResult>> r = accuracy.Evaluate(member_requests);
+    const std::vector<std::optional<proxy::TrainedResult>> r = accuracy.Evaluate(member_requests);
     for (size_t k = 0; k < member_idx.size(); ++k) f.members[member_idx[k]].trained = r[k];
   }
   return f;
@@ -493,7 +480,7 @@ std::vector<ReferenceFamily> ScoreReferences(const std::string& accelerator_kind
       requested.push_back(&p);
     }
   }
-  const std::vector<std::optional<ProxyResult>> r = accuracy.Evaluate(requests);
+  const std::vector<std::optional<proxy::TrainedResult>> r = accuracy.Evaluate(requests);
   for (size_t k = 0; k < requested.size(); ++k) requested[k]->trained = r[k];
   return out;
 }
@@ -533,10 +520,11 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
     models::WriteGraphFile(simulator.Build(m.name, m.spec),
                            (root / "members" / (m.name + ".json")).string());
     std::ostringstream txt;
-    txt << m.name << ": phi " << m.phi << ", width " << Num(m.tuple.width) << ", depth "
-        << Num(m.tuple.depth) << ", resolution " << m.tuple.resolution
-        << " (network multipliers: width " << Num(m.spec.width) << ", depth " << Num(m.spec.depth)
-        << ")\nper-step coefficients: " << Coef(f.per_step) << "\nblocks:\n";
+    txt << m.name << ": phi " << m.phi << ", width " << FormatSignificant(m.tuple.width)
+        << ", depth " << FormatSignificant(m.tuple.depth) << ", resolution " << m.tuple.resolution
+        << " (network multipliers: width " << FormatSignificant(m.spec.width) << ", depth "
+        << FormatSignificant(m.spec.depth) << ")\nper-step coefficients: " << Coef(f.per_step)
+        << "\nblocks:\n";
     for (const std::string& b : m.spec.blocks) txt << "  " << b << "\n";
     WriteFileAtomic((root / "members" / (m.name + ".txt")).string(), txt.str());
   }
@@ -548,12 +536,13 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
           "test_accuracy,objective,best\n";
   for (size_t i = 0; i < f.grid.size(); ++i) {
     const GridPoint& p = f.grid[i];
-    grid << Num(p.c.depth) << "," << Num(p.c.width) << "," << Num(p.c.resolution) << ","
-         << Num(p.tuple.width) << "," << Num(p.tuple.depth) << "," << p.tuple.resolution << ","
+    grid << FormatSignificant(p.c.depth) << "," << FormatSignificant(p.c.width) << ","
+         << FormatSignificant(p.c.resolution) << "," << FormatSignificant(p.tuple.width) << ","
+         << FormatSignificant(p.tuple.depth) << "," << p.tuple.resolution << ","
          << json(p.cost_ratio).dump() << "," << json(p.flops_ratio).dump() << ","
-         << json(p.measured.latency_ms).dump() << "," << Num(p.measured.params) << ","
-         << Num(p.measured.flops) << "," << Num(p.measured.activations) << ","
-         << (p.candidate ? 1 : 0) << "," << (p.surface ? 1 : 0) << ","
+         << json(p.measured.latency_ms).dump() << "," << FormatSignificant(p.measured.params) << ","
+         << FormatSignificant(p.measured.flops) << "," << FormatSignificant(p.measured.activations)
+         << "," << (p.candidate ? 1 : 0) << "," << (p.surface ? 1 : 0) << ","
          << (p.trained ? json(p.trained->val_accuracy).dump() : "") << ","
          << (p.trained ? json(p.trained->test_accuracy).dump() : "") << ","
          << (p.trained ? json(p.objective).dump() : "") << "," << (i == f.best ? 1 : 0) << "\n";
@@ -566,10 +555,11 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
          "test_accuracy\n";
   json members = json::array();
   for (const Member& m : f.members) {
-    csv << m.name << "," << m.phi << "," << Num(m.tuple.depth) << "," << Num(m.tuple.width) << ","
-        << m.tuple.resolution << "," << Num(m.measured.params) << "," << Num(m.measured.flops)
-        << "," << Num(m.measured.activations) << "," << json(m.measured.latency_ms).dump() << ","
-        << (m.trained ? json(m.trained->val_accuracy).dump() : "") << ","
+    csv << m.name << "," << m.phi << "," << FormatSignificant(m.tuple.depth) << ","
+        << FormatSignificant(m.tuple.width) << "," << m.tuple.resolution << ","
+        << FormatSignificant(m.measured.params) << "," << FormatSignificant(m.measured.flops) << ","
+        << FormatSignificant(m.measured.activations) << "," << json(m.measured.latency_ms).dump()
+        << "," << (m.trained ? json(m.trained->val_accuracy).dump() : "") << ","
         << (m.trained ? json(m.trained->test_accuracy).dump() : "") << "\n";
     members.push_back({{"name", m.name},
                        {"phi", m.phi},
@@ -636,7 +626,8 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
   lat.y = acc.x;
   auto add =
       [&](const std::string& label,
-          const std::vector<std::tuple<std::string, Measured, std::optional<ProxyResult>>>& pts) {
+          const std::vector<std::tuple<std::string, Measured, std::optional<proxy::TrainedResult>>>&
+              pts) {
         ChartSeries a{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
         ChartSeries l{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
         for (const auto& [name, m, t] : pts) {
@@ -652,13 +643,13 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
         lat.series.push_back(l);
       };
   {
-    std::vector<std::tuple<std::string, Measured, std::optional<ProxyResult>>> pts;
+    std::vector<std::tuple<std::string, Measured, std::optional<proxy::TrainedResult>>> pts;
     for (const Member& m : f.members)
       pts.emplace_back("b" + std::to_string(m.phi), m.measured, m.trained);
     add(f.name + " (" + ModeName(f.options.mode) + ")", pts);
   }
   for (const ReferenceFamily& r : references) {
-    std::vector<std::tuple<std::string, Measured, std::optional<ProxyResult>>> pts;
+    std::vector<std::tuple<std::string, Measured, std::optional<proxy::TrainedResult>>> pts;
     for (const ReferencePoint& p : r.points)
       pts.emplace_back("b" + std::to_string(p.phi), p.measured, p.trained);
     add(r.name, pts);

@@ -24,10 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "common/append_log.h"
 #include "lacs/scaling.h"
 #include "models/block_string.h"
 #include "models/graph.h"
-#include "search/accuracy_data.h"
+#include "proxy/accuracy_data.h"
+#include "proxy/trained_result.h"
 #include "sim/cost_cache.h"
 #include "sim/engine.h"
 
@@ -85,13 +87,6 @@ struct ProxyRequest {
   models::BlockNetworkSpec spec;  // full size (its resolution is ignored: proxy_resolution is used)
   int proxy_resolution = 16;
 };
-struct ProxyResult {
-  double val_accuracy = 0.0;  // percent
-  double test_accuracy = 0.0;
-  double train_time_s = 0.0;
-  int64_t proxy_params = 0;
-};
-
 // Trained accuracies of proxy networks. Results are keyed by the proxy graph itself (its ops and
 // input, not its name), the recipe and the seed, so grid points whose proxy networks coincide
 // (small width and resolution steps vanish at proxy size) are trained once, and one file serves
@@ -100,14 +95,14 @@ class ProxyAccuracy {
  public:
   virtual ~ProxyAccuracy() = default;
   // Results for every request, in order; a request that could not be trained has nothing.
-  virtual std::vector<std::optional<ProxyResult>> Evaluate(
+  virtual std::vector<std::optional<proxy::TrainedResult>> Evaluate(
       const std::vector<ProxyRequest>& requests) = 0;
   virtual nlohmann::json Config() const = 0;
 };
 
 // The proxy-size graph of a request (the recipe's width, classes, channels and removed
 // downsamplings).
-models::Graph BuildProxyNetwork(const ProxyRequest& request, const search::ProxyRecipe& recipe,
+models::Graph BuildProxyNetwork(const ProxyRequest& request, const proxy::ProxyRecipe& recipe,
                                 int in_channels, int num_classes);
 // The key of a proxy graph: SHA-256 of its ops and input shape (not its name).
 std::string ProxyGraphKey(const models::Graph& proxy_graph);
@@ -116,37 +111,38 @@ std::string ProxyGraphKey(const models::Graph& proxy_graph);
 // no LibTorch, so a build without it can reuse the results of one with it.
 class TrainedStore {
  public:
-  // Reads `path` if it exists; a torn last line is dropped; any other bad line is an InputError
-  // naming the file and line.
+  // Reads `path` if it exists (the first Add creates it and its directories); a torn last line
+  // is cut from the file; any other bad line, or a key stored twice with different results, is an
+  // InputError naming the file and line.
   explicit TrainedStore(std::string path);
-  std::optional<ProxyResult> Find(const std::string& key) const;
+  std::optional<proxy::TrainedResult> Find(const std::string& key) const;
   void Add(const std::string& key, const std::string& label, const nlohmann::json& config,
-           const ProxyResult& result);  // appended and synced at once
-  const std::string& path() const { return path_; }
+           const proxy::TrainedResult& result);  // appended and synced at once
+  const std::string& path() const { return log_.path(); }
   size_t size() const { return results_.size(); }
 
  private:
-  std::string path_;
-  std::map<std::string, ProxyResult> results_;
+  AppendLog log_;
+  std::map<std::string, proxy::TrainedResult> results_;
 };
 
 // The store's key for a graph under a recipe and seed; `limit_eval` (evaluation on a subset, for
 // smoke runs) is part of it, so such results never stand in for full ones.
-std::string StoreKey(const std::string& graph_key, const search::ProxyRecipe& recipe, uint64_t seed,
+std::string StoreKey(const std::string& graph_key, const proxy::ProxyRecipe& recipe, uint64_t seed,
                      int64_t limit_eval);
 
 // Accuracy only from a store (no training): a request the store lacks has no result.
 class StoredAccuracy : public ProxyAccuracy {
  public:
-  StoredAccuracy(std::shared_ptr<TrainedStore> store, search::ProxyRecipe recipe, uint64_t seed,
+  StoredAccuracy(std::shared_ptr<TrainedStore> store, proxy::ProxyRecipe recipe, uint64_t seed,
                  int64_t limit_eval, int in_channels, int num_classes);
-  std::vector<std::optional<ProxyResult>> Evaluate(
+  std::vector<std::optional<proxy::TrainedResult>> Evaluate(
       const std::vector<ProxyRequest>& requests) override;
   nlohmann::json Config() const override;
 
  private:
   std::shared_ptr<TrainedStore> store_;
-  search::ProxyRecipe recipe_;
+  proxy::ProxyRecipe recipe_;
   uint64_t seed_;
   int64_t limit_eval_;
   int in_channels_, num_classes_;
@@ -173,7 +169,7 @@ struct GridPoint {
   double flops_ratio = 0.0;  // measured FLOPs / base FLOPs
   bool candidate = false;    // meets the budget
   bool surface = false;      // on the budget surface (trained)
-  std::optional<ProxyResult> trained;
+  std::optional<proxy::TrainedResult> trained;
   double objective = 0.0;  // accuracy (flops) or reward (lacs); 0 when untrained
 };
 
@@ -183,7 +179,7 @@ struct Member {
   MemberTuple tuple;
   models::BlockNetworkSpec spec;
   Measured measured;
-  std::optional<ProxyResult> trained;
+  std::optional<proxy::TrainedResult> trained;
 };
 
 struct Family {
@@ -215,7 +211,7 @@ struct ReferencePoint {
   std::string model;
   int phi = 0;
   Measured measured;
-  std::optional<ProxyResult> trained;
+  std::optional<proxy::TrainedResult> trained;
 };
 struct ReferenceFamily {
   std::string name;  // "EfficientNet", "EfficientNet-X (x-tpu)"

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/table.h"
 #include "common/text.h"
 #include "models/op.h"
 
@@ -12,12 +13,6 @@ namespace {
 
 constexpr size_t kMaxAxisValues = 200;
 constexpr int kMaxPhi = 8;
-
-std::string Num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 double ParsePositive(const std::string& text, const std::string& where) {
   double v = 0.0;
@@ -45,7 +40,7 @@ std::vector<double> ParseAxis(const std::string& text, const std::string& where)
     if (hi < lo) throw InputError(where + ": the high end " + range[1] + " is below the low end");
     const double n = std::floor((hi - lo) / step + 1e-9);
     if (n + 1 > static_cast<double>(kMaxAxisValues)) {
-      throw InputError(where + ": " + Num(n + 1) + " values (at most " +
+      throw InputError(where + ": " + FormatSignificant(n + 1) + " values (at most " +
                        std::to_string(kMaxAxisValues) + ")");
     }
     for (int i = 0; i <= static_cast<int>(n); ++i) {
@@ -70,8 +65,8 @@ void ValidateCoefficients(const Coefficients& c, const std::string& what) {
       {"depth", c.depth}, {"width", c.width}, {"resolution", c.resolution}};
   for (const auto& [name, v] : parts) {
     if (!std::isfinite(v) || v <= 0.0) {
-      throw InputError(what + ": the " + std::string(name) + " coefficient " + Num(v) +
-                       " must be a finite number above 0");
+      throw InputError(what + ": the " + std::string(name) + " coefficient " +
+                       FormatSignificant(v) + " must be a finite number above 0");
     }
   }
 }
@@ -82,7 +77,8 @@ int RoundResolution(double resolution, int multiple) {
                      ")");
   }
   if (!std::isfinite(resolution) || resolution <= 0.0 || resolution > 1e5) {
-    throw InputError("resolution " + Num(resolution) + " is not a resolution in (0, 100000]");
+    throw InputError("resolution " + FormatSignificant(resolution) +
+                     " is not a resolution in (0, 100000]");
   }
   const auto m = static_cast<double>(multiple);
   return std::max(multiple, static_cast<int>(std::lround(resolution / m)) * multiple);
@@ -107,15 +103,17 @@ MemberTuple MemberAt(const Coefficients& c, int phi, int base_resolution, int re
 models::BlockNetworkSpec ScaleSpec(const models::BlockNetworkSpec& base, const MemberTuple& t) {
   if (!std::isfinite(t.width) || t.width <= 0.0 || !std::isfinite(t.depth) || t.depth <= 0.0 ||
       t.resolution < 1) {
-    throw InputError("member (width " + Num(t.width) + ", depth " + Num(t.depth) + ", resolution " +
-                     std::to_string(t.resolution) + "): every part must be finite and above 0");
+    throw InputError("member (width " + FormatSignificant(t.width) + ", depth " +
+                     FormatSignificant(t.depth) + ", resolution " + std::to_string(t.resolution) +
+                     "): every part must be finite and above 0");
   }
   models::BlockNetworkSpec s = base;
   s.width = base.width * t.width;
   s.depth = base.depth * t.depth;
   s.resolution = t.resolution;
   if (t.se_coefficient < 0.0 || !std::isfinite(t.se_coefficient)) {
-    throw InputError("member SE coefficient " + Num(t.se_coefficient) + " must be >= 0");
+    throw InputError("member SE coefficient " + FormatSignificant(t.se_coefficient) +
+                     " must be >= 0");
   }
   if (t.se_coefficient > 0.0) s.se_coefficient = t.se_coefficient;
   return s;
@@ -168,7 +166,7 @@ std::string FormatGrid(const Grid& grid) {
   auto axis = [](const std::vector<double>& v) {
     std::vector<std::string> parts;
     parts.reserve(v.size());
-    for (double x : v) parts.push_back(Num(x));
+    for (double x : v) parts.push_back(FormatSignificant(x));
     return Join(parts, "/");
   };
   return "d=" + axis(grid.depth) + ",w=" + axis(grid.width) + ",r=" + axis(grid.resolution);
@@ -188,7 +186,7 @@ void ValidateBudget(const Budget& b) {
                      std::to_string(kMaxPhi));
   }
   if (!std::isfinite(b.tolerance) || b.tolerance <= 0.0 || b.tolerance >= 1.0) {
-    throw InputError("--tolerance " + Num(b.tolerance) + " must be in (0, 1)");
+    throw InputError("--tolerance " + FormatSignificant(b.tolerance) + " must be in (0, 1)");
   }
 }
 

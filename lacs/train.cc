@@ -3,20 +3,20 @@
 #include <map>
 
 #include "common/table.h"
-#include "search/generate.h"
+#include "proxy/generate.h"
 
 namespace dcnas::lacs {
 
 TrainedAccuracy::TrainedAccuracy(std::shared_ptr<TrainedStore> store, TrainSettings settings,
                                  ScaleProgress progress)
     : store_(std::move(store)), s_(std::move(settings)), progress_(std::move(progress)) {
-  search::ValidateRecipe(s_.recipe, s_.jobs);
+  proxy::ValidateRecipe(s_.recipe, s_.jobs);
 }
 
-std::vector<std::optional<ProxyResult>> TrainedAccuracy::Evaluate(
+std::vector<std::optional<proxy::TrainedResult>> TrainedAccuracy::Evaluate(
     const std::vector<ProxyRequest>& requests) {
   std::vector<std::string> keys;
-  std::vector<search::ProxyRun> runs;
+  std::vector<proxy::ProxyRun> runs;
   std::map<std::string, size_t> queued;  // key -> index into runs (one training per network)
   for (const ProxyRequest& r : requests) {
     models::Graph g = BuildProxyNetwork(r, s_.recipe, s_.in_channels, s_.num_classes);
@@ -35,23 +35,22 @@ std::vector<std::optional<ProxyResult>> TrainedAccuracy::Evaluate(
     std::vector<std::string> run_keys(runs.size());
     for (const auto& [key, i] : queued) run_keys[i] = key;
     size_t finished = 0;
-    search::TrainProxyRuns(
+    proxy::TrainProxyRuns(
         runs, s_.recipe, s_.jobs, s_.data_dir, s_.limit_eval,
-        [&](size_t i, const search::ProxyRunResult& r) {
+        [&](size_t i, const proxy::TrainedResult& r) {
           ++finished;
           if (!r.error.empty()) {
             progress_("[" + std::to_string(finished) + "/" + std::to_string(runs.size()) + "] " +
                       runs[i].label + " failed: " + r.error);
             return;
           }
-          const ProxyResult result{r.val_accuracy, r.test_accuracy, r.train_time_s, r.proxy_params};
-          store_->Add(run_keys[i], runs[i].label, config, result);
+          store_->Add(run_keys[i], runs[i].label, config, r);
           progress_("[" + std::to_string(finished) + "/" + std::to_string(runs.size()) + "] " +
                     runs[i].label + ": val " + FormatFixed(r.val_accuracy, 2) + "% in " +
                     FormatFixed(r.train_time_s, 0) + " s");
         });
   }
-  std::vector<std::optional<ProxyResult>> out;
+  std::vector<std::optional<proxy::TrainedResult>> out;
   out.reserve(keys.size());
   for (const std::string& k : keys) out.push_back(store_->Find(k));
   return out;

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "lacs/family.h"
-#include "search/accuracy_data.h"
+#include "proxy/accuracy_data.h"
 
 namespace dcnas::lacs {
 
 struct TrainSettings {
-  search::ProxyRecipe recipe;
+  proxy::ProxyRecipe recipe;
   uint64_t seed = 0;
   int jobs = 1;
   std::string data_dir;    // Fashion-MNIST directory
@@ -25,7 +25,7 @@ class TrainedAccuracy : public ProxyAccuracy {
  public:
   TrainedAccuracy(std::shared_ptr<TrainedStore> store, TrainSettings settings,
                   ScaleProgress progress);
-  std::vector<std::optional<ProxyResult>> Evaluate(
+  std::vector<std::optional<proxy::TrainedResult>> Evaluate(
       const std::vector<ProxyRequest>& requests) override;
   nlohmann::json Config() const override;
 

@@ -1,33 +1,11 @@
 #include "search/journal.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 
 #include "common/errors.h"
-#include "common/file_io.h"
 
 namespace dcnas::search {
 namespace {
-
-void WriteAll(int fd, const std::string& path, const std::string& text) {
-  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
-      ::fsync(fd) != 0) {
-    throw InputError(path + ": write failed: " + std::strerror(errno));
-  }
-}
-
-int OpenForAppend(const std::string& path, int extra_flags) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | extra_flags, 0644);
-  if (fd < 0) {
-    throw InputError(path + ": cannot open for appending: " + std::strerror(errno));
-  }
-  return fd;
-}
 
 double Number(const nlohmann::json& line, const char* key, const std::string& where) {
   const auto it = line.find(key);
@@ -71,47 +49,37 @@ std::string JournalLine(const JournalEntry& e) {
                             {"accuracy", e.accuracy},
                             {"latency_ms", e.latency_ms},
                             {"reward", e.reward}};
-  return j.dump() + "\n";
+  return j.dump();
 }
 
 Journal Journal::Create(const std::string& path, const nlohmann::json& header) {
-  const int fd = OpenForAppend(path, O_CREAT | O_EXCL);
-  Journal journal(path, fd);
-  WriteAll(fd, path, header.dump() + "\n");
+  Journal journal(AppendLog::Create(path, {.sync_interval = kSyncInterval}));
+  journal.log_.Append(header.dump());
+  journal.log_.Sync();
   return journal;
 }
 
 Journal Journal::Resume(const std::string& path, const nlohmann::json& header,
                         std::vector<JournalEntry>& entries) {
   entries.clear();
-  const std::string text = ReadFile(path);
-  const size_t complete = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
-  if (complete < text.size()) {
-    // A line cut by a kill during its write: its result is evaluated again.
-    std::filesystem::resize_file(path, complete);
-  }
-  if (complete == 0) {
+  // A line cut by a kill during its write is cut from the file: its result is evaluated again.
+  Journal journal(AppendLog::Open(path, {.sync_interval = kSyncInterval}));
+  const std::vector<std::string>& lines = journal.log_.lines();
+  if (lines.empty()) {
     // Killed while writing the header: nothing was journaled.
-    const int fd = OpenForAppend(path, 0);
-    Journal journal(path, fd);
-    WriteAll(fd, path, header.dump() + "\n");
+    journal.log_.Append(header.dump());
+    journal.log_.Sync();
     return journal;
   }
-  size_t start = 0;
-  int line_no = 0;
-  while (start < complete) {
-    const size_t eol = text.find('\n', start);
-    const std::string line = text.substr(start, eol - start);
-    start = eol + 1;
-    ++line_no;
-    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string where = journal.log_.Where(i + 1);
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(line);
+      j = nlohmann::json::parse(lines[i]);
     } catch (const nlohmann::json::exception&) {
       throw InputError(where + "not a JSON line (a journal is JSONL)");
     }
-    if (line_no == 1) {
+    if (i == 0) {
       if (!j.is_object() || j.value("format", "") != kJournalFormat) {
         throw InputError(where + "not a search journal (format is not '" +
                          std::string(kJournalFormat) + "')");
@@ -145,34 +113,7 @@ Journal Journal::Resume(const std::string& path, const nlohmann::json& header,
     e.reward = Number(j, "reward", where);
     entries.push_back(std::move(e));
   }
-  return {path, OpenForAppend(path, 0)};
-}
-
-Journal::Journal(Journal&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) {
-  other.fd_ = -1;
-}
-
-Journal::~Journal() {
-  if (fd_ >= 0) {
-    if (unsynced_) ::fsync(fd_);
-    ::close(fd_);
-  }
-}
-
-void Journal::Append(const JournalEntry& entry) {
-  const std::string line = JournalLine(entry);
-  if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-    throw InputError(path_ + ": write failed: " + std::strerror(errno));
-  }
-  unsynced_ = true;
-  if (std::chrono::steady_clock::now() - last_sync_ >= kSyncInterval) Sync();
-}
-
-void Journal::Sync() {
-  if (!unsynced_) return;
-  if (::fsync(fd_) != 0) throw InputError(path_ + ": fsync failed: " + std::strerror(errno));
-  unsynced_ = false;
-  last_sync_ = std::chrono::steady_clock::now();
+  return journal;
 }
 
 }  // namespace dcnas::search

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/append_log.h"
+
 namespace dcnas::search {
 
 inline constexpr const char* kJournalFormat = "dcnas-search-journal";
@@ -39,6 +41,8 @@ nlohmann::json JournalHeader(const nlohmann::json& space, const nlohmann::json& 
 std::string FirstDifference(const nlohmann::json& a, const nlohmann::json& b,
                             const std::vector<std::string>& ignored);
 
+std::string JournalLine(const JournalEntry& entry);  // without '\n'
+
 class Journal {
  public:
   // Creates `path` with `header` as its first line; throws InputError when it exists.
@@ -50,29 +54,24 @@ class Journal {
   static Journal Resume(const std::string& path, const nlohmann::json& header,
                         std::vector<JournalEntry>& entries);
 
-  Journal(Journal&& other) noexcept;
+  Journal(Journal&& other) noexcept = default;
   Journal& operator=(Journal&& other) = delete;
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
-  ~Journal();
+  ~Journal() = default;
 
   // Appends one result line with one write(), at once: a killed process loses nothing it told.
   // fsync() follows when kSyncInterval has passed since the last one (group commit), and on
   // Sync() and destruction: an OS crash or power loss loses at most that window, which a resume
   // re-evaluates deterministically.
-  void Append(const JournalEntry& entry);
-  void Sync();
+  void Append(const JournalEntry& entry) { log_.Append(JournalLine(entry)); }
+  void Sync() { log_.Sync(); }
   static constexpr std::chrono::milliseconds kSyncInterval{50};
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return log_.path(); }
 
  private:
-  Journal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
-  std::string path_;
-  int fd_ = -1;
-  bool unsynced_ = false;
-  std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
+  explicit Journal(AppendLog log) : log_(std::move(log)) {}
+  AppendLog log_;
 };
-
-std::string JournalLine(const JournalEntry& entry);  // with '\n'
 
 }  // namespace dcnas::search

@@ -14,24 +14,25 @@
 
 namespace dcnas::search {
 
-bool AccuracyObjective::PredictWithStd(const std::vector<Encoding>& /*encodings*/,
+bool AccuracyObjective::PredictWithStd(const std::vector<space::Encoding>& /*encodings*/,
                                        std::vector<double>& /*mean*/,
                                        std::vector<double>& /*std*/) {
   return false;
 }
 
-void AccuracyObjective::AccuracyBatch(const std::vector<Encoding>& encodings,
+void AccuracyObjective::AccuracyBatch(const std::vector<space::Encoding>& encodings,
                                       const std::vector<ArchCounts>& /*counts*/,
                                       std::vector<double>& out) {
   out.clear();
-  for (const Encoding& e : encodings) out.push_back(Accuracy(e));
+  for (const space::Encoding& e : encodings) out.push_back(Accuracy(e));
 }
 
 std::optional<double> LatencyObjective::ModelLatencyMs(const std::string& /*model*/) {
   return std::nullopt;
 }
 
-double LatencyObjective::LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts) {
+double LatencyObjective::LatencyAndCounts(const space::Encoding& e,
+                                          std::optional<ArchCounts>& counts) {
   counts.reset();
   return LatencyMs(e);
 }
@@ -47,9 +48,9 @@ std::string Trim(std::string s) {
 // A table objective's lookup and configuration, shared by accuracy and latency tables.
 class TableLookup {
  public:
-  TableLookup(ObjectiveTable table, const Space& space, std::string sha256)
+  TableLookup(ObjectiveTable table, const space::Space& space, std::string sha256)
       : table_(std::move(table)), space_(space), sha256_(std::move(sha256)) {}
-  double Get(const Encoding& e, const char* what) const {
+  double Get(const space::Encoding& e, const char* what) const {
     const std::string text = space_.ToText(e);
     const auto it = table_.values.find(text);
     if (it == table_.values.end()) {
@@ -67,14 +68,14 @@ class TableLookup {
 
  private:
   ObjectiveTable table_;
-  const Space& space_;
+  const space::Space& space_;
   std::string sha256_;
 };
 
 class TableAccuracy : public AccuracyObjective {
  public:
   explicit TableAccuracy(TableLookup lookup) : lookup_(std::move(lookup)) {}
-  double Accuracy(const Encoding& e) override { return lookup_.Get(e, "accuracy"); }
+  double Accuracy(const space::Encoding& e) override { return lookup_.Get(e, "accuracy"); }
   nlohmann::json Config() const override { return lookup_.Config(); }
 
  private:
@@ -84,7 +85,7 @@ class TableAccuracy : public AccuracyObjective {
 class TableLatency : public LatencyObjective {
  public:
   explicit TableLatency(TableLookup lookup) : lookup_(std::move(lookup)) {}
-  double LatencyMs(const Encoding& e) override { return lookup_.Get(e, "latency"); }
+  double LatencyMs(const space::Encoding& e) override { return lookup_.Get(e, "latency"); }
   std::unique_ptr<LatencyObjective> Clone() const override {
     return std::make_unique<TableLatency>(*this);
   }
@@ -97,7 +98,7 @@ class TableLatency : public LatencyObjective {
 }  // namespace
 
 ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& column,
-                                  const Space& space, double min, bool min_exclusive) {
+                                  const space::Space& space, double min, bool min_exclusive) {
   ObjectiveTable table{path, column, {}};
   std::istringstream in(ReadFile(path));
   std::string line;
@@ -155,19 +156,21 @@ ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& co
   return table;
 }
 
-std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path, const Space& space,
+std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path,
+                                                     const space::Space& space,
                                                      const std::string& sha256) {
   return std::make_unique<TableAccuracy>(
       TableLookup(ReadObjectiveTable(path, "accuracy", space, 0.0, false), space, sha256));
 }
 
-std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path, const Space& space,
+std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path,
+                                                   const space::Space& space,
                                                    const std::string& sha256) {
   return std::make_unique<TableLatency>(
       TableLookup(ReadObjectiveTable(path, "latency_ms", space, 0.0, true), space, sha256));
 }
 
-SimLatency::SimLatency(const Space& space, sim::SimSetup setup, SimLatencyOptions options)
+SimLatency::SimLatency(const space::Space& space, sim::SimSetup setup, SimLatencyOptions options)
     : space_(space), setup_(std::move(setup)), options_(std::move(options)) {
   if (options_.batch < 1) {
     throw InputError("--batch must be at least 1 (got " + std::to_string(options_.batch) + ")");
@@ -176,12 +179,12 @@ SimLatency::SimLatency(const Space& space, sim::SimSetup setup, SimLatencyOption
   build_.dtype = models::ParseDType(options_.precision);
 }
 
-double SimLatency::LatencyMs(const Encoding& e) {
+double SimLatency::LatencyMs(const space::Encoding& e) {
   std::optional<ArchCounts> counts;
   return LatencyAndCounts(e, counts);
 }
 
-double SimLatency::LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts) {
+double SimLatency::LatencyAndCounts(const space::Encoding& e, std::optional<ArchCounts>& counts) {
   const models::Graph graph = space_.BuildFull(e, {}, build_);
   const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
                                       {.fusion = options_.fusion, .details = false}, &cache_);

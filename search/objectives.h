@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "search/space.h"
 #include "sim/cost_cache.h"
 #include "sim/engine.h"
+#include "space/space.h"
 
 namespace dcnas::search {
 
@@ -29,15 +29,15 @@ struct ArchCounts {
 class AccuracyObjective {
  public:
   virtual ~AccuracyObjective() = default;
-  virtual double Accuracy(const Encoding& e) = 0;
+  virtual double Accuracy(const space::Encoding& e) = 0;
   // The accuracies of a batch; `counts` is empty or one per encoding (then an objective that
   // needs them need not build the graphs). The default calls Accuracy for each.
-  virtual void AccuracyBatch(const std::vector<Encoding>& encodings,
+  virtual void AccuracyBatch(const std::vector<space::Encoding>& encodings,
                              const std::vector<ArchCounts>& counts, std::vector<double>& out);
   // Mean and std of the accuracy of many encodings, for predictor-guided search; false when the
   // objective has no uncertainty (a table), and then `mean` and `std` are untouched.
-  virtual bool PredictWithStd(const std::vector<Encoding>& encodings, std::vector<double>& mean,
-                              std::vector<double>& std);
+  virtual bool PredictWithStd(const std::vector<space::Encoding>& encodings,
+                              std::vector<double>& mean, std::vector<double>& std);
   // What the objective is: kind, file, SHA-256, ... (compared on resume).
   virtual nlohmann::json Config() const = 0;
 };
@@ -46,10 +46,10 @@ class AccuracyObjective {
 class LatencyObjective {
  public:
   virtual ~LatencyObjective() = default;
-  virtual double LatencyMs(const Encoding& e) = 0;
+  virtual double LatencyMs(const space::Encoding& e) = 0;
   // The latency, and the architecture's counts when the objective built its graph (the default:
   // LatencyMs, no counts).
-  virtual double LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts);
+  virtual double LatencyAndCounts(const space::Encoding& e, std::optional<ArchCounts>& counts);
   // An independent copy for another thread (objectives are not thread-safe; copies are, and give
   // the same values).
   virtual std::unique_ptr<LatencyObjective> Clone() const = 0;
@@ -69,14 +69,16 @@ struct ObjectiveTable {
   std::unordered_map<std::string, double> values;  // canonical text -> value
 };
 ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& column,
-                                  const Space& space, double min, bool min_exclusive);
+                                  const space::Space& space, double min, bool min_exclusive);
 
 // Accuracy from a table (`encoding,accuracy`); an encoding the table lacks is an InputError
 // naming it and the file. `sha256` (of the file) goes into the configuration.
-std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path, const Space& space,
+std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path,
+                                                     const space::Space& space,
                                                      const std::string& sha256);
 // Latency from a table (`encoding,latency_ms`).
-std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path, const Space& space,
+std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path,
+                                                   const space::Space& space,
                                                    const std::string& sha256);
 
 // How the simulator objective builds and simulates candidates (the options of `dcnas sim`).
@@ -84,7 +86,7 @@ struct SimLatencyOptions {
   std::string accelerator = "tpu-v3";
   std::string stack;        // empty: the accelerator kind's default stack
   std::string calibration;  // empty: built-in defaults
-  std::vector<sim::Override> overrides;
+  std::vector<Override> overrides;
   std::string precision;  // resolved dtype of the run (bf16, fp16, fp32, int8)
   int batch = 128;
   bool fusion = true;
@@ -95,16 +97,16 @@ struct SimLatencyOptions {
 // before is not costed again.
 class SimLatency : public LatencyObjective {
  public:
-  SimLatency(const Space& space, sim::SimSetup setup, SimLatencyOptions options);
-  double LatencyMs(const Encoding& e) override;
-  double LatencyAndCounts(const Encoding& e, std::optional<ArchCounts>& counts) override;
+  SimLatency(const space::Space& space, sim::SimSetup setup, SimLatencyOptions options);
+  double LatencyMs(const space::Encoding& e) override;
+  double LatencyAndCounts(const space::Encoding& e, std::optional<ArchCounts>& counts) override;
   std::unique_ptr<LatencyObjective> Clone() const override;
   std::optional<double> ModelLatencyMs(const std::string& model) override;
   nlohmann::json Config() const override;
   const sim::CostCache& cache() const { return cache_; }
 
  private:
-  const Space& space_;
+  const space::Space& space_;
   sim::SimSetup setup_;
   SimLatencyOptions options_;
   models::BuildOptions build_;

@@ -6,7 +6,8 @@
 
 namespace dcnas::search {
 
-std::vector<Reference> ScoreReferences(const Space& space, const std::vector<std::string>& models,
+std::vector<Reference> ScoreReferences(const space::Space& space,
+                                       const std::vector<std::string>& models,
                                        AccuracyObjective& accuracy, LatencyObjective& latency) {
   std::vector<Reference> out;
   for (const std::string& model : models) {
@@ -20,7 +21,7 @@ std::vector<Reference> ScoreReferences(const Space& space, const std::vector<std
     r.model = model;
     r.latency_ms = latency.ModelLatencyMs(model);
     if (!r.latency_ms) r.note = "the latency objective times only its table's architectures";
-    const std::optional<SpaceMatch> match = FindEncoding(space, *spec);
+    const std::optional<space::SpaceMatch> match = space::FindEncoding(space, *spec);
     if (!match) {
       r.note = "the space " + space.name() + " cannot express its blocks";
     } else {
@@ -36,11 +37,6 @@ std::vector<Reference> ScoreReferences(const Space& space, const std::vector<std
     out.push_back(std::move(r));
   }
   return out;
-}
-
-std::string SpeedupText(double speedup) {
-  if (speedup >= 1.0) return FormatFixed(speedup, 2) + "x faster";
-  return FormatFixed(1.0 / speedup, 2) + "x slower";
 }
 
 std::vector<ReferenceComparison> CompareWithReferences(const std::vector<Reference>& references,

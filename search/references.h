@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "search/objectives.h"
-#include "search/space.h"
+#include "space/space.h"
 
 namespace dcnas::search {
 
@@ -31,7 +31,8 @@ struct Reference {
 
 // Scores each named model. Throws InputError for a name that is not an EfficientNet or
 // EfficientNet-X model of the zoo.
-std::vector<Reference> ScoreReferences(const Space& space, const std::vector<std::string>& models,
+std::vector<Reference> ScoreReferences(const space::Space& space,
+                                       const std::vector<std::string>& models,
                                        AccuracyObjective& accuracy, LatencyObjective& latency);
 
 // One search point set against one reference: the fastest point at least as accurate.
@@ -41,8 +42,6 @@ struct ReferenceComparison {
   double speedup = 0.0;         // reference latency / point latency
   double accuracy_gain = 0.0;   // point accuracy - reference accuracy (percentage points)
 };
-// "1.42x faster" or, below 1, "1.18x slower".
-std::string SpeedupText(double speedup);
 
 // For each reference with both scores. `accuracies` and `latencies` are per point.
 std::vector<ReferenceComparison> CompareWithReferences(const std::vector<Reference>& references,

@@ -59,14 +59,13 @@ void Validate(const SearchOptions& o) {
 }
 
 // The shortest text that reads back as the same double.
-std::string Num(double v) { return nlohmann::json(v).dump(); }
-
 std::string ReferenceLabel(const Reference& r) {
   return r.model + (r.exact || r.encoding.empty() ? "" : " (counterpart)");
 }
 
 // All evaluated points, the front, the references and the target (pareto.svg).
-Chart ParetoChart(const Space& space, const SearchOptions& options, const SearchResult& result) {
+Chart ParetoChart(const space::Space& space, const SearchOptions& options,
+                  const SearchResult& result) {
   Chart chart;
   chart.title = space.name() + ": " + options.strategy + ", seed " + std::to_string(options.seed) +
                 ", " + std::to_string(result.points.size()) + " evaluations";
@@ -105,12 +104,12 @@ Chart ParetoChart(const Space& space, const SearchOptions& options, const Search
   if (!refs.x.empty()) chart.series.push_back(refs);
   chart.references.push_back({.vertical = true,
                               .value = options.target_ms,
-                              .label = "target " + Num(options.target_ms) + " ms",
+                              .label = "target " + FormatShortest(options.target_ms) + " ms",
                               .color = "#cc79a7"});
   return chart;
 }
 
-nlohmann::json ReferencesJson(const SearchResult& result, const Space& space) {
+nlohmann::json ReferencesJson(const SearchResult& result, const space::Space& space) {
   nlohmann::json refs = nlohmann::json::array();
   for (const Reference& r : result.references) {
     nlohmann::json j = {{"model", r.model},      {"encoding", r.encoding},
@@ -143,7 +142,8 @@ nlohmann::json ReferencesJson(const SearchResult& result, const Space& space) {
 // then the accuracies in one batch.
 class Scorer {
  public:
-  Scorer(const Space& space, LatencyObjective& latency, int threads, Executor* executor)
+  Scorer(const space::Space& space, LatencyObjective& latency, int threads,
+         exec::Executor* executor)
       : space_(space), latency_(latency), executor_(executor) {
     for (int t = 1; t < threads; ++t) copies_.push_back(latency.Clone());
   }
@@ -158,7 +158,7 @@ class Scorer {
     } else {
       Local(candidates, latencies, counts);
     }
-    std::vector<Encoding> encodings;
+    std::vector<space::Encoding> encodings;
     std::vector<ArchCounts> known;
     for (size_t i = 0; i < n; ++i) {
       encodings.push_back(candidates[i].encoding);
@@ -174,12 +174,12 @@ class Scorer {
                   std::vector<std::optional<ArchCounts>>& counts) {
     size_t next = 0;
     executor_->Run(
-        [&]() -> std::optional<WorkItem> {
+        [&]() -> std::optional<exec::WorkItem> {
           if (next >= candidates.size()) return std::nullopt;
           const size_t i = next++;
-          return WorkItem{i, space_.ToText(candidates[i].encoding)};
+          return exec::WorkItem{i, space_.ToText(candidates[i].encoding)};
         },
-        [&](const WorkResult& r) {
+        [&](const exec::WorkResult& r) {
           if (!r.error.empty()) {
             throw InputError("candidate " + space_.ToText(candidates[r.index].encoding) +
                              ": worker " + std::to_string(r.worker) + ": " + r.error);
@@ -230,15 +230,15 @@ class Scorer {
     }
   }
 
-  const Space& space_;
+  const space::Space& space_;
   LatencyObjective& latency_;
-  Executor* executor_;
+  exec::Executor* executor_;
   std::vector<std::unique_ptr<LatencyObjective>> copies_;
 };
 
 }  // namespace
 
-WorkHandler SearchWorker(const Space& space, LatencyObjective& latency) {
+exec::WorkHandler SearchWorker(const space::Space& space, LatencyObjective& latency) {
   return [&space, &latency](const std::string& payload) {
     std::optional<ArchCounts> counts;
     const double ms = latency.LatencyAndCounts(space.FromText(payload), counts);
@@ -269,7 +269,7 @@ nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjectiv
   return config;
 }
 
-SearchResult RunSearch(const Space& space, const SearchOptions& options,
+SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
                        AccuracyObjective& accuracy, LatencyObjective& latency,
                        const std::string& run_dir, const ProgressFn& progress) {
   Validate(options);
@@ -281,7 +281,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
       throw InputError(
           "strategy 'predictor' needs an accuracy with uncertainty: --accuracy surrogate:FILE");
     }
-    so.predictor = [&](const std::vector<Encoding>& pool, std::vector<double>& mean,
+    so.predictor = [&](const std::vector<space::Encoding>& pool, std::vector<double>& mean,
                        std::vector<double>& std) {
       accuracy.PredictWithStd(pool, mean, std);
       for (size_t i = 0; i < pool.size(); ++i) {
@@ -374,14 +374,14 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
     std::map<size_t, Candidate> sent;  // work index -> candidate
     size_t work = 0;
     options.executor->Run(
-        [&]() -> std::optional<WorkItem> {
+        [&]() -> std::optional<exec::WorkItem> {
           if (unsent.empty()) return std::nullopt;
           const Candidate c = unsent.front();
           unsent.pop_front();
           sent[work] = c;
-          return WorkItem{work++, space.ToText(c.encoding)};
+          return exec::WorkItem{work++, space.ToText(c.encoding)};
         },
-        [&](const WorkResult& r) {
+        [&](const exec::WorkResult& r) {
           const Candidate c = sent.at(r.index);
           sent.erase(r.index);
           out.erase(c.id);
@@ -455,7 +455,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
   // The front over distinct encodings (the first evaluation of each).
   std::vector<size_t> distinct;
   std::vector<std::vector<double>> objectives;
-  std::set<Encoding> seen;
+  std::set<space::Encoding> seen;
   for (size_t i = 0; i < result.points.size(); ++i) {
     if (!seen.insert(result.points[i].encoding).second) continue;
     distinct.push_back(i);
@@ -476,7 +476,7 @@ SearchResult RunSearch(const Space& space, const SearchOptions& options,
   return result;
 }
 
-void WriteSearchOutputs(const Space& space, const SearchOptions& options,
+void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
                         const SearchResult& result, const std::string& run_dir) {
   const std::filesystem::path dir(run_dir);
   std::ostringstream csv;
@@ -484,15 +484,15 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
   for (size_t i : result.front) {
     const SearchPoint& p = result.points[i];
     const models::OpCounts counts = models::CountGraph(space.BuildFull(p.encoding, {}, {}));
-    csv << Num(p.accuracy) << "," << Num(p.latency_ms) << "," << Num(p.reward) << ","
-        << counts.params << "," << counts.flops << "," << space.ToText(p.encoding) << ","
-        << Join(space.Decode(p.encoding).blocks, " ") << "\n";
+    csv << FormatShortest(p.accuracy) << "," << FormatShortest(p.latency_ms) << ","
+        << FormatShortest(p.reward) << "," << counts.params << "," << counts.flops << ","
+        << space.ToText(p.encoding) << "," << Join(space.Decode(p.encoding).blocks, " ") << "\n";
   }
   WriteFileAtomic((dir / "pareto.csv").string(), csv.str());
   WriteFileAtomic((dir / "pareto.svg").string(), RenderSvg(ParetoChart(space, options, result)));
 
   const SearchPoint& best = result.points.at(result.best);
-  const Decoded decoded = space.Decode(best.encoding);
+  const space::Decoded decoded = space.Decode(best.encoding);
   const models::Graph graph = space.BuildFull(best.encoding, {}, options.graph_options);
   const models::OpCounts counts = models::CountGraph(space.BuildFull(best.encoding, {}, {}));
   WriteFileAtomic((dir / "best.json").string(), models::GraphToJsonString(graph));
@@ -500,9 +500,10 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
   txt << "best of " << result.points.size() << " evaluations (" << options.strategy << ", seed "
       << options.seed << ") in " << space.name() << "\n"
       << "encoding   " << space.ToText(best.encoding) << " (id " << best.id << ")\n"
-      << "reward     " << Num(best.reward) << "\naccuracy   " << Num(best.accuracy)
-      << "\nlatency_ms " << Num(best.latency_ms) << "\nparams     " << counts.params
-      << "\nflops      " << counts.flops << "\n\nops per stage:\n";
+      << "reward     " << FormatShortest(best.reward) << "\naccuracy   "
+      << FormatShortest(best.accuracy) << "\nlatency_ms " << FormatShortest(best.latency_ms)
+      << "\nparams     " << counts.params << "\nflops      " << counts.flops
+      << "\n\nops per stage:\n";
   for (size_t s = 0; s < decoded.stage_ops.size(); ++s) {
     txt << "  stage " << s + 1 << ": " << decoded.stage_ops[s] << "\n";
   }
@@ -511,8 +512,8 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
   if (!result.references.empty()) txt << "\nreferences:\n";
   for (const Reference& r : result.references) {
     txt << "  " << ReferenceLabel(r) << ": latency_ms "
-        << (r.latency_ms ? Num(*r.latency_ms) : std::string("-")) << ", accuracy "
-        << (r.accuracy ? Num(*r.accuracy) : std::string("-"));
+        << (r.latency_ms ? FormatShortest(*r.latency_ms) : std::string("-")) << ", accuracy "
+        << (r.accuracy ? FormatShortest(*r.accuracy) : std::string("-"));
     if (!r.differences.empty()) txt << "; counterpart differs in " << Join(r.differences, ", ");
     if (!r.note.empty()) txt << "; " << r.note;
     txt << "\n";
@@ -524,8 +525,8 @@ void WriteSearchOutputs(const Space& space, const SearchOptions& options,
       }
       const SearchPoint& p = result.points[*c.point];
       txt << "    fastest point at least as accurate: " << space.ToText(p.encoding) << ", "
-          << Num(p.latency_ms) << " ms (" << SpeedupText(c.speedup) << "), accuracy "
-          << Num(p.accuracy) << " (" << (c.accuracy_gain >= 0 ? "+" : "")
+          << FormatShortest(p.latency_ms) << " ms (" << SpeedupText(c.speedup) << "), accuracy "
+          << FormatShortest(p.accuracy) << " (" << (c.accuracy_gain >= 0 ? "+" : "")
           << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
     }
   }

@@ -24,12 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "exec/executor.h"
 #include "models/builder.h"
-#include "search/executor.h"
 #include "search/objectives.h"
 #include "search/references.h"
-#include "search/space.h"
 #include "search/strategy.h"
+#include "space/space.h"
 
 namespace dcnas::search {
 
@@ -54,7 +54,7 @@ struct SearchOptions {
   // Where latencies are computed: null, here on `threads` threads; else on the executor's
   // workers (SearchWorker), a round's candidates spread over them. The accuracies of a round are
   // predicted here in one batch either way, so the journal does not depend on it.
-  Executor* executor = nullptr;
+  exec::Executor* executor = nullptr;
   // Asynchronous search (needs `executor`): `in_flight` candidates are always out; each result
   // is told, journaled and replaced by a new ask as soon as it arrives, in arrival order (no
   // round barrier). The journal's order is then the arrival order, so the search depends on
@@ -68,7 +68,7 @@ inline constexpr int kPredictorAskBatch = 32;
 
 struct SearchPoint {
   uint64_t id = 0;
-  Encoding encoding;
+  space::Encoding encoding;
   double accuracy = 0.0;
   double latency_ms = 0.0;
   double reward = 0.0;
@@ -103,17 +103,17 @@ nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjectiv
 
 // The worker side of a distributed search: simulates the candidate whose encoding text is the
 // payload and returns its latency and full-size counts (JSON).
-WorkHandler SearchWorker(const Space& space, LatencyObjective& latency);
+exec::WorkHandler SearchWorker(const space::Space& space, LatencyObjective& latency);
 
 // Runs (or with options.resume continues) the search in `run_dir` (created if missing) and
 // writes its outputs. Throws InputError for a bad option (unknown strategy, target <= 0, budget
 // < 1), a journal that exists without resume, or one of another space or configuration.
-SearchResult RunSearch(const Space& space, const SearchOptions& options,
+SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
                        AccuracyObjective& accuracy, LatencyObjective& latency,
                        const std::string& run_dir, const ProgressFn& progress = {});
 
 // Writes pareto.csv, pareto.svg, best.json, best.txt and summary.json (atomically) for a result.
-void WriteSearchOutputs(const Space& space, const SearchOptions& options,
+void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
                         const SearchResult& result, const std::string& run_dir);
 
 }  // namespace dcnas::search

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "common/table.h"
 #include "common/text.h"
 
 namespace dcnas::search {
@@ -21,12 +22,6 @@ namespace {
 constexpr size_t kPredictorElite = 8;
 // NSGA-II redraws a child evaluated before this many times before keeping it.
 constexpr int kChildRetries = 10;
-
-std::string Num(double v) {
-  std::array<char, 32> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.6g", v);
-  return buffer.data();
-}
 
 // A uniform index in [0, n).
 size_t Uniform(std::mt19937_64& rng, size_t n) { return static_cast<size_t>(rng() % n); }
@@ -95,23 +90,24 @@ class RandomStrategy : public Strategy {
   std::string_view name() const override { return "random"; }
 
  protected:
-  std::vector<Encoding> Propose(int n) override {
-    std::vector<Encoding> out;
+  std::vector<space::Encoding> Propose(int n) override {
+    std::vector<space::Encoding> out;
     for (int i = 0; i < n; ++i) out.push_back(Draw());
     return out;
   }
-  void Observe(uint64_t /*id*/, const Encoding& /*encoding*/, const Evaluation& /*e*/) override {}
+  void Observe(uint64_t /*id*/, const space::Encoding& /*encoding*/,
+               const Evaluation& /*e*/) override {}
 
  private:
-  Encoding Draw() {
-    Encoding e = space().Sample(rng());
+  space::Encoding Draw() {
+    space::Encoding e = space().Sample(rng());
     for (int retry = 0; retry < options().random_retries && seen_.count(e) > 0; ++retry) {
       e = space().Sample(rng());
     }
     seen_.insert(e);
     return e;
   }
-  std::set<Encoding> seen_;
+  std::set<space::Encoding> seen_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -123,8 +119,8 @@ class EvolutionStrategy : public Strategy {
   std::string_view name() const override { return "evolution"; }
 
  protected:
-  std::vector<Encoding> Propose(int n) override {
-    std::vector<Encoding> out;
+  std::vector<space::Encoding> Propose(int n) override {
+    std::vector<space::Encoding> out;
     for (int i = 0; i < n; ++i) {
       if (next_id() + static_cast<uint64_t>(i) < static_cast<uint64_t>(options().population) ||
           population_.empty()) {
@@ -135,14 +131,14 @@ class EvolutionStrategy : public Strategy {
     }
     return out;
   }
-  void Observe(uint64_t /*id*/, const Encoding& encoding, const Evaluation& e) override {
+  void Observe(uint64_t /*id*/, const space::Encoding& encoding, const Evaluation& e) override {
     population_.emplace_back(encoding, e.reward);
     if (population_.size() > static_cast<size_t>(options().population)) population_.pop_front();
   }
 
  private:
-  Encoding RandomDistinct() {
-    Encoding e = space().Sample(rng());
+  space::Encoding RandomDistinct() {
+    space::Encoding e = space().Sample(rng());
     for (int retry = 0; retry < options().random_retries && seen_.count(e) > 0; ++retry) {
       e = space().Sample(rng());
     }
@@ -151,7 +147,7 @@ class EvolutionStrategy : public Strategy {
   }
   // The best of `tournament` members drawn without replacement (partial Fisher-Yates); the
   // earliest drawn wins ties.
-  const Encoding& Tournament() {
+  const space::Encoding& Tournament() {
     const size_t size = population_.size();
     const size_t s = std::min(size, static_cast<size_t>(options().tournament));
     std::vector<size_t> idx(size);
@@ -163,8 +159,8 @@ class EvolutionStrategy : public Strategy {
     }
     return population_[best].first;
   }
-  std::deque<std::pair<Encoding, double>> population_;  // oldest first
-  std::set<Encoding> seen_;
+  std::deque<std::pair<space::Encoding, double>> population_;  // oldest first
+  std::set<space::Encoding> seen_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -172,7 +168,8 @@ class EvolutionStrategy : public Strategy {
 
 class ReinforceStrategy : public Strategy {
  public:
-  ReinforceStrategy(const Space& space, const StrategyOptions& options) : Strategy(space, options) {
+  ReinforceStrategy(const space::Space& space, const StrategyOptions& options)
+      : Strategy(space, options) {
     for (int count : space.choice_counts()) {
       logits_.emplace_back(static_cast<size_t>(count), 0.0);
     }
@@ -180,11 +177,11 @@ class ReinforceStrategy : public Strategy {
   std::string_view name() const override { return "rl"; }
 
  protected:
-  std::vector<Encoding> Propose(int n) override {
-    std::vector<Encoding> out;
+  std::vector<space::Encoding> Propose(int n) override {
+    std::vector<space::Encoding> out;
     for (int i = 0; i < n; ++i) {
-      Encoding raw;
-      Encoding e;
+      space::Encoding raw;
+      space::Encoding e;
       bool found = false;
       for (int draw = 0; draw <= options().rl_max_redraws && !found; ++draw) {
         raw = SamplePolicy();
@@ -201,9 +198,9 @@ class ReinforceStrategy : public Strategy {
     return out;
   }
 
-  void Observe(uint64_t id, const Encoding& /*encoding*/, const Evaluation& e) override {
+  void Observe(uint64_t id, const space::Encoding& /*encoding*/, const Evaluation& e) override {
     const auto it = samples_.find(id);
-    const Encoding raw = std::move(it->second);
+    const space::Encoding raw = std::move(it->second);
     samples_.erase(it);
     const double decay = options().baseline_decay;
     if (!baseline_started_) {
@@ -245,8 +242,8 @@ class ReinforceStrategy : public Strategy {
     for (double& q : p) q /= sum;
     return p;
   }
-  Encoding SamplePolicy() {
-    Encoding raw(logits_.size());
+  space::Encoding SamplePolicy() {
+    space::Encoding raw(logits_.size());
     for (size_t pos = 0; pos < logits_.size(); ++pos) {
       const std::vector<double> p = Softmax(logits_[pos]);
       const double u = Unit(rng());
@@ -264,7 +261,7 @@ class ReinforceStrategy : public Strategy {
     return raw;
   }
   std::vector<std::vector<double>> logits_;
-  std::unordered_map<uint64_t, Encoding> samples_;  // raw samples of the pending candidates
+  std::unordered_map<uint64_t, space::Encoding> samples_;  // raw samples of the pending candidates
   double baseline_ = 0.0;
   double variance_ = 0.0;
   bool baseline_started_ = false;
@@ -285,16 +282,16 @@ class Nsga2Strategy : public Strategy {
     }
   }
 
-  std::vector<Encoding> Propose(int n) override {
+  std::vector<space::Encoding> Propose(int n) override {
     if (generation_.empty() && told_in_generation_ == handed_out_) NextGeneration();
-    std::vector<Encoding> out;
+    std::vector<space::Encoding> out;
     while (static_cast<int>(out.size()) < n && handed_out_ < generation_.size()) {
       out.push_back(generation_[handed_out_++]);
     }
     return out;
   }
 
-  void Observe(uint64_t /*id*/, const Encoding& encoding, const Evaluation& e) override {
+  void Observe(uint64_t /*id*/, const space::Encoding& encoding, const Evaluation& e) override {
     told_.push_back({encoding, e.objectives});
     ++told_in_generation_;
     if (told_in_generation_ == generation_.size() && handed_out_ == generation_.size()) {
@@ -307,7 +304,7 @@ class Nsga2Strategy : public Strategy {
 
  private:
   struct Member {
-    Encoding encoding;
+    space::Encoding encoding;
     std::vector<double> objectives;
   };
 
@@ -356,14 +353,14 @@ class Nsga2Strategy : public Strategy {
     const auto size = static_cast<size_t>(options().population);
     generation_.clear();
     for (size_t i = 0; i < size; ++i) {
-      Encoding child;
+      space::Encoding child;
       for (int retry = 0; retry <= (parents_.empty() ? options().random_retries : kChildRetries);
            ++retry) {
         if (parents_.empty()) {
           child = space().Sample(rng());
         } else {
-          const Encoding& a = parents_[BinaryTournament()].encoding;
-          const Encoding& b = parents_[BinaryTournament()].encoding;
+          const space::Encoding& a = parents_[BinaryTournament()].encoding;
+          const space::Encoding& b = parents_[BinaryTournament()].encoding;
           child =
               Unit(rng()) < options().crossover_probability ? space().Crossover(a, b, rng()) : a;
           child = space().Mutate(child, options().mutations, rng());
@@ -378,11 +375,11 @@ class Nsga2Strategy : public Strategy {
   std::vector<Member> parents_;
   std::vector<int> rank_;
   std::vector<double> crowding_;
-  std::vector<Encoding> generation_;  // the generation being handed out and told
+  std::vector<space::Encoding> generation_;  // the generation being handed out and told
   size_t handed_out_ = 0;
   size_t told_in_generation_ = 0;
   std::vector<Member> told_;  // told members of the current generation
-  std::set<Encoding> seen_;
+  std::set<space::Encoding> seen_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -394,16 +391,16 @@ class PredictorStrategy : public Strategy {
   std::string_view name() const override { return "predictor"; }
 
  protected:
-  std::vector<Encoding> Propose(int n) override {
+  std::vector<space::Encoding> Propose(int n) override {
     if (n == 0) return {};
     const auto pool_size = static_cast<size_t>(options().pool_size);
-    std::vector<Encoding> pool;
-    std::set<Encoding> in_pool;
+    std::vector<space::Encoding> pool;
+    std::set<space::Encoding> in_pool;
     const size_t mutants = elite_.empty() ? 0 : pool_size / 2;
     for (size_t i = 0; i < pool_size; ++i) {
-      Encoding e;
+      space::Encoding e;
       if (i < mutants) {
-        const Encoding& parent = elite_[Uniform(rng(), elite_.size())].first;
+        const space::Encoding& parent = elite_[Uniform(rng(), elite_.size())].first;
         const int k = 1 + static_cast<int>(rng()() & 1U);
         e = space().Mutate(parent, k, rng());
       } else {
@@ -423,8 +420,8 @@ class PredictorStrategy : public Strategy {
     std::vector<double> ucb(pool.size());
     for (size_t i = 0; i < pool.size(); ++i) {
       if (!std::isfinite(mean[i]) || !std::isfinite(sd[i]) || sd[i] < 0.0) {
-        throw InputError("predictor returned mean " + Num(mean[i]) + ", std " + Num(sd[i]) +
-                         " for " + space().ToText(pool[i]));
+        throw InputError("predictor returned mean " + FormatSignificant(mean[i]) + ", std " +
+                         FormatSignificant(sd[i]) + " for " + space().ToText(pool[i]));
       }
       ucb[i] = mean[i] + options().kappa * sd[i];
     }
@@ -434,7 +431,7 @@ class PredictorStrategy : public Strategy {
     std::partial_sort(
         order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
         [&](size_t a, size_t b) { return ucb[a] != ucb[b] ? ucb[a] > ucb[b] : a < b; });
-    std::vector<Encoding> out;
+    std::vector<space::Encoding> out;
     for (size_t j = 0; j < take; ++j) {
       asked_.insert(pool[order[j]]);
       out.push_back(std::move(pool[order[j]]));
@@ -442,7 +439,7 @@ class PredictorStrategy : public Strategy {
     return out;
   }
 
-  void Observe(uint64_t /*id*/, const Encoding& encoding, const Evaluation& e) override {
+  void Observe(uint64_t /*id*/, const space::Encoding& encoding, const Evaluation& e) override {
     // Keep the best kPredictorElite, best first; an earlier tell wins ties.
     auto it = std::find_if(elite_.begin(), elite_.end(),
                            [&](const auto& m) { return e.reward > m.second; });
@@ -452,8 +449,8 @@ class PredictorStrategy : public Strategy {
   }
 
  private:
-  std::vector<std::pair<Encoding, double>> elite_;
-  std::set<Encoding> asked_;
+  std::vector<std::pair<space::Encoding, double>> elite_;
+  std::set<space::Encoding> asked_;
 };
 
 void ValidateOptions(const std::string& name, const StrategyOptions& o) {
@@ -471,31 +468,31 @@ void ValidateOptions(const std::string& name, const StrategyOptions& o) {
   }
   if (name == "rl") {
     if (!(o.learning_rate > 0.0) || !std::isfinite(o.learning_rate)) {
-      fail("learning_rate", Num(o.learning_rate), "> 0");
+      fail("learning_rate", FormatSignificant(o.learning_rate), "> 0");
     }
     if (!(o.baseline_decay >= 0.0 && o.baseline_decay < 1.0)) {
-      fail("baseline_decay", Num(o.baseline_decay), "in [0, 1)");
+      fail("baseline_decay", FormatSignificant(o.baseline_decay), "in [0, 1)");
     }
     if (!(o.entropy_weight >= 0.0) || !std::isfinite(o.entropy_weight)) {
-      fail("entropy_weight", Num(o.entropy_weight), ">= 0");
+      fail("entropy_weight", FormatSignificant(o.entropy_weight), ">= 0");
     }
     if (o.rl_max_redraws < 0) fail("rl_max_redraws", std::to_string(o.rl_max_redraws), ">= 0");
   }
   if (name == "nsga2" && !(o.crossover_probability >= 0.0 && o.crossover_probability <= 1.0)) {
-    fail("crossover_probability", Num(o.crossover_probability), "in [0, 1]");
+    fail("crossover_probability", FormatSignificant(o.crossover_probability), "in [0, 1]");
   }
   if (name == "predictor") {
     if (!o.predictor) {
       throw InputError("strategy predictor needs a predictor (StrategyOptions::predictor)");
     }
     if (o.pool_size < 1) fail("pool_size", std::to_string(o.pool_size), ">= 1");
-    if (!std::isfinite(o.kappa)) fail("kappa", Num(o.kappa), "finite");
+    if (!std::isfinite(o.kappa)) fail("kappa", FormatSignificant(o.kappa), "finite");
   }
 }
 
 }  // namespace
 
-Strategy::Strategy(const Space& space, const StrategyOptions& options)
+Strategy::Strategy(const space::Space& space, const StrategyOptions& options)
     : space_(space), options_(options), rng_(options.seed) {}
 
 void Strategy::Check(const Evaluation& /*evaluation*/) const {}
@@ -503,7 +500,7 @@ void Strategy::Check(const Evaluation& /*evaluation*/) const {}
 std::vector<Candidate> Strategy::Ask(int n) {
   if (n < 0) throw InputError("Ask(" + std::to_string(n) + "): the count must be >= 0");
   const std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<Encoding> encodings = Propose(n);
+  std::vector<space::Encoding> encodings = Propose(n);
   if (encodings.size() > static_cast<size_t>(n)) {
     throw InternalError("strategy " + std::string(name()) + " proposed " +
                         std::to_string(encodings.size()) + " candidates for Ask(" +
@@ -511,7 +508,7 @@ std::vector<Candidate> Strategy::Ask(int n) {
   }
   std::vector<Candidate> out;
   out.reserve(encodings.size());
-  for (Encoding& e : encodings) {
+  for (space::Encoding& e : encodings) {
     pending_[next_id_] = e;
     out.push_back({next_id_++, std::move(e)});
   }
@@ -531,10 +528,11 @@ void Strategy::Tell(const Candidate& candidate, const Evaluation& evaluation) {
                      " differs from the one asked, " + space_.ToText(it->second));
   }
   if (!std::isfinite(evaluation.reward)) {
-    throw InputError(what + ": reward " + Num(evaluation.reward) + " is not finite");
+    throw InputError(what + ": reward " + FormatSignificant(evaluation.reward) + " is not finite");
   }
   for (double v : evaluation.objectives) {
-    if (!std::isfinite(v)) throw InputError(what + ": objective " + Num(v) + " is not finite");
+    if (!std::isfinite(v))
+      throw InputError(what + ": objective " + FormatSignificant(v) + " is not finite");
   }
   if (objectives_seen_ && evaluation.objectives.size() != objective_count_) {
     throw InputError(what + ": " + std::to_string(evaluation.objectives.size()) +
@@ -543,7 +541,7 @@ void Strategy::Tell(const Candidate& candidate, const Evaluation& evaluation) {
   Check(evaluation);
   objectives_seen_ = true;
   objective_count_ = evaluation.objectives.size();
-  const Encoding encoding = std::move(it->second);
+  const space::Encoding encoding = std::move(it->second);
   pending_.erase(it);
   ++told_;
   Observe(candidate.id, encoding, evaluation);
@@ -568,7 +566,7 @@ std::vector<std::string> StrategyNames() {
   return {"random", "evolution", "rl", "nsga2", "predictor"};
 }
 
-std::unique_ptr<Strategy> MakeStrategy(const std::string& name, const Space& space,
+std::unique_ptr<Strategy> MakeStrategy(const std::string& name, const space::Space& space,
                                        const StrategyOptions& options) {
   const std::vector<std::string> names = StrategyNames();
   if (std::find(names.begin(), names.end(), name) == names.end()) {
@@ -633,12 +631,16 @@ std::vector<size_t> ParetoFront(const std::vector<std::vector<double>>& objectiv
 double MnasReward(double accuracy, double latency, double target, double w) {
   if (!std::isfinite(accuracy) || !std::isfinite(latency) || !std::isfinite(target) ||
       !std::isfinite(w)) {
-    throw InputError("reward: non-finite input (accuracy " + Num(accuracy) + ", latency " +
-                     Num(latency) + ", target " + Num(target) + ", w " + Num(w) + ")");
+    throw InputError("reward: non-finite input (accuracy " + FormatSignificant(accuracy) +
+                     ", latency " + FormatSignificant(latency) + ", target " +
+                     FormatSignificant(target) + ", w " + FormatSignificant(w) + ")");
   }
-  if (target <= 0.0) throw InputError("reward: target " + Num(target) + " must be > 0");
-  if (latency <= 0.0) throw InputError("reward: latency " + Num(latency) + " must be > 0");
-  if (accuracy < 0.0) throw InputError("reward: accuracy " + Num(accuracy) + " must be >= 0");
+  if (target <= 0.0)
+    throw InputError("reward: target " + FormatSignificant(target) + " must be > 0");
+  if (latency <= 0.0)
+    throw InputError("reward: latency " + FormatSignificant(latency) + " must be > 0");
+  if (accuracy < 0.0)
+    throw InputError("reward: accuracy " + FormatSignificant(accuracy) + " must be >= 0");
   return accuracy * std::pow(latency / target, w);
 }
 

@@ -85,14 +85,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "search/space.h"
+#include "space/space.h"
 
 namespace dcnas::search {
 
 // One proposed architecture: the id the strategy knows it by, and its canonical encoding.
 struct Candidate {
   uint64_t id = 0;
-  Encoding encoding;
+  space::Encoding encoding;
 };
 
 // The score of a candidate (maximised): the scalar reward and, for Pareto search, objectives.
@@ -102,7 +102,7 @@ struct Evaluation {
 };
 
 // Scores a pool of encodings: fills `mean` and `std` (resized by the callee to the pool's size).
-using PredictFn = std::function<void(const std::vector<Encoding>& encodings,
+using PredictFn = std::function<void(const std::vector<space::Encoding>& encodings,
                                      std::vector<double>& mean, std::vector<double>& std)>;
 
 struct StrategyOptions {
@@ -131,7 +131,7 @@ struct StrategyOptions {
 
 class Strategy {
  public:
-  Strategy(const Space& space, const StrategyOptions& options);
+  Strategy(const space::Space& space, const StrategyOptions& options);
   virtual ~Strategy() = default;
   Strategy(const Strategy&) = delete;
   Strategy& operator=(const Strategy&) = delete;
@@ -149,19 +149,20 @@ class Strategy {
 
  protected:
   // Up to `n` encodings to hand out; the i-th gets id next_id() + i.
-  virtual std::vector<Encoding> Propose(int n) = 0;
+  virtual std::vector<space::Encoding> Propose(int n) = 0;
   // A validated tell (id known, finite values, consistent objectives).
-  virtual void Observe(uint64_t id, const Encoding& encoding, const Evaluation& evaluation) = 0;
+  virtual void Observe(uint64_t id, const space::Encoding& encoding,
+                       const Evaluation& evaluation) = 0;
   // Extra checks before a tell is accepted (e.g. nsga2 needs objectives); throws InputError.
   virtual void Check(const Evaluation& evaluation) const;
 
-  const Space& space() const { return space_; }
+  const space::Space& space() const { return space_; }
   const StrategyOptions& options() const { return options_; }
   std::mt19937_64& rng() { return rng_; }
   uint64_t next_id() const { return next_id_; }
 
  private:
-  const Space& space_;
+  const space::Space& space_;
   StrategyOptions options_;
   std::mt19937_64 rng_;
   mutable std::mutex mutex_;
@@ -169,14 +170,14 @@ class Strategy {
   uint64_t told_ = 0;
   size_t objective_count_ = 0;
   bool objectives_seen_ = false;
-  std::unordered_map<uint64_t, Encoding> pending_;
+  std::unordered_map<uint64_t, space::Encoding> pending_;
 };
 
 // The built-in strategies' names, in registry order: random, evolution, rl, nsga2, predictor.
 std::vector<std::string> StrategyNames();
 // The strategy called `name`; throws InputError for an unknown name (listing the valid ones and
 // the closest) and for invalid options (naming the option and its value).
-std::unique_ptr<Strategy> MakeStrategy(const std::string& name, const Space& space,
+std::unique_ptr<Strategy> MakeStrategy(const std::string& name, const space::Space& space,
                                        const StrategyOptions& options);
 
 // Indices (ascending) of the non-dominated points, every objective maximised: a point is dominated

@@ -1,54 +1,55 @@
 #include "search/surrogate_objective.h"
 
 #include "common/errors.h"
-#include "search/accuracy_surrogate.h"
+#include "surrogate/accuracy_surrogate.h"
 
 namespace dcnas::search {
 namespace {
 
 class SurrogateAccuracy : public AccuracyObjective {
  public:
-  SurrogateAccuracy(AccuracySurrogate surrogate, std::string file, double min_tau,
+  SurrogateAccuracy(surrogate::AccuracySurrogate surrogate, std::string file, double min_tau,
                     std::string sha256)
       : surrogate_(std::move(surrogate)),
         file_(std::move(file)),
         min_tau_(min_tau),
         sha256_(std::move(sha256)),
-        names_(FeatureNames(surrogate_.space())) {}
+        names_(space::FeatureNames(surrogate_.space())) {}
 
-  double Accuracy(const Encoding& e) override {
-    surrogate_.Predict({e}, {Scaling{}}, mean_, std_);
+  double Accuracy(const space::Encoding& e) override {
+    surrogate_.Predict({e}, {space::Scaling{}}, mean_, std_);
     return mean_.at(0);
   }
 
-  void AccuracyBatch(const std::vector<Encoding>& encodings, const std::vector<ArchCounts>& counts,
-                     std::vector<double>& out) override {
+  void AccuracyBatch(const std::vector<space::Encoding>& encodings,
+                     const std::vector<ArchCounts>& counts, std::vector<double>& out) override {
     out.clear();
     if (counts.size() != encodings.size()) {
       AccuracyObjective::AccuracyBatch(encodings, counts, out);
       return;
     }
-    FeatureSet f;
+    space::FeatureSet f;
     f.names = names_;
     for (size_t i = 0; i < encodings.size(); ++i) {
-      AppendFeatures(surrogate_.space(), encodings[i], {}, counts[i].params, counts[i].flops, f);
+      space::AppendFeatures(surrogate_.space(), encodings[i], {}, counts[i].params, counts[i].flops,
+                            f);
     }
     surrogate_.PredictFeatures(f, mean_, std_);
     out.assign(mean_.begin(), mean_.end());
   }
 
-  bool PredictWithStd(const std::vector<Encoding>& encodings, std::vector<double>& mean,
+  bool PredictWithStd(const std::vector<space::Encoding>& encodings, std::vector<double>& mean,
                       std::vector<double>& std) override {
     mean.clear();
     std.clear();
     if (encodings.empty()) return true;
-    surrogate_.Predict(encodings, std::vector<Scaling>(encodings.size()), mean_, std_);
+    surrogate_.Predict(encodings, std::vector<space::Scaling>(encodings.size()), mean_, std_);
     mean.assign(mean_.begin(), mean_.end());
     std.assign(std_.begin(), std_.end());
     return true;
   }
 
-  const Space& space() const { return surrogate_.space(); }
+  const space::Space& space() const { return surrogate_.space(); }
 
   nlohmann::json Config() const override {
     nlohmann::json c = {{"kind", "surrogate"},
@@ -62,7 +63,7 @@ class SurrogateAccuracy : public AccuracyObjective {
   }
 
  private:
-  AccuracySurrogate surrogate_;
+  surrogate::AccuracySurrogate surrogate_;
   std::string file_;
   double min_tau_;
   std::string sha256_;
@@ -73,27 +74,27 @@ class SurrogateAccuracy : public AccuracyObjective {
 // Wraps a surrogate objective of another space: each candidate is mapped to its counterpart.
 class CounterpartAccuracy : public AccuracyObjective {
  public:
-  CounterpartAccuracy(const Space& space, std::unique_ptr<SurrogateAccuracy> inner,
-                      const Space& inner_space)
+  CounterpartAccuracy(const space::Space& space, std::unique_ptr<SurrogateAccuracy> inner,
+                      const space::Space& inner_space)
       : space_(space), inner_(std::move(inner)), inner_space_(inner_space) {}
 
-  double Accuracy(const Encoding& e) override { return inner_->Accuracy(Map(e)); }
+  double Accuracy(const space::Encoding& e) override { return inner_->Accuracy(Map(e)); }
 
-  void AccuracyBatch(const std::vector<Encoding>& encodings,
+  void AccuracyBatch(const std::vector<space::Encoding>& encodings,
                      const std::vector<ArchCounts>& /*counts: of the other network*/,
                      std::vector<double>& out) override {
-    std::vector<Encoding> mapped;
+    std::vector<space::Encoding> mapped;
     mapped.reserve(encodings.size());
-    for (const Encoding& e : encodings) mapped.push_back(Map(e));
+    for (const space::Encoding& e : encodings) mapped.push_back(Map(e));
     std::vector<double> std;
     inner_->PredictWithStd(mapped, out, std);
   }
 
-  bool PredictWithStd(const std::vector<Encoding>& encodings, std::vector<double>& mean,
+  bool PredictWithStd(const std::vector<space::Encoding>& encodings, std::vector<double>& mean,
                       std::vector<double>& std) override {
-    std::vector<Encoding> mapped;
+    std::vector<space::Encoding> mapped;
     mapped.reserve(encodings.size());
-    for (const Encoding& e : encodings) mapped.push_back(Map(e));
+    for (const space::Encoding& e : encodings) mapped.push_back(Map(e));
     return inner_->PredictWithStd(mapped, mean, std);
   }
 
@@ -105,8 +106,8 @@ class CounterpartAccuracy : public AccuracyObjective {
   }
 
  private:
-  Encoding Map(const Encoding& e) const {
-    std::optional<Encoding> m = ProjectEncoding(space_, inner_space_, e);
+  space::Encoding Map(const space::Encoding& e) const {
+    std::optional<space::Encoding> m = space::ProjectEncoding(space_, inner_space_, e);
     if (!m) {
       throw InputError("architecture " + space_.ToText(e) + " of space " + space_.name() +
                        " has no counterpart in the surrogate's space " + inner_space_.name());
@@ -114,21 +115,21 @@ class CounterpartAccuracy : public AccuracyObjective {
     return *m;
   }
 
-  const Space& space_;
+  const space::Space& space_;
   std::unique_ptr<SurrogateAccuracy> inner_;
-  const Space& inner_space_;
+  const space::Space& inner_space_;
 };
 
 }  // namespace
 
 std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::string& path,
-                                                                    const Space& space,
+                                                                    const space::Space& space,
                                                                     double min_tau,
                                                                     const std::string& sha256) {
-  AccuracySurrogate surrogate = AccuracySurrogate::Load(path);
+  surrogate::AccuracySurrogate surrogate = surrogate::AccuracySurrogate::Load(path);
   surrogate.RequireUsable(min_tau);
   auto inner = std::make_unique<SurrogateAccuracy>(std::move(surrogate), path, min_tau, sha256);
-  const Space& inner_space = inner->space();
+  const space::Space& inner_space = inner->space();
   if (space.units().size() != inner_space.units().size()) {
     throw InputError(path + ": the surrogate's space " + inner_space.name() + " has " +
                      std::to_string(inner_space.units().size()) + " units, " + space.name() +
@@ -139,9 +140,9 @@ std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::s
 }
 
 std::unique_ptr<AccuracyObjective> MakeSurrogateAccuracy(const std::string& path,
-                                                         const Space& space, double min_tau,
+                                                         const space::Space& space, double min_tau,
                                                          const std::string& sha256) {
-  AccuracySurrogate surrogate = AccuracySurrogate::Load(path);
+  surrogate::AccuracySurrogate surrogate = surrogate::AccuracySurrogate::Load(path);
   surrogate.RequireUsable(min_tau, space.fingerprint());
   return std::make_unique<SurrogateAccuracy>(std::move(surrogate), path, min_tau, sha256);
 }

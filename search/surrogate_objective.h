@@ -1,4 +1,4 @@
-// Accuracy from the XGBoost surrogate (search/accuracy_surrogate.h), as a search objective.
+// Accuracy from the XGBoost surrogate (surrogate/accuracy_surrogate.h), as a search objective.
 // Built only with XGBoost.
 #pragma once
 
@@ -13,16 +13,16 @@ namespace dcnas::search {
 // another space than `space` or its held-out Kendall tau is below `min_tau`. Predictions are the
 // ensemble mean (percent); PredictWithStd gives the ensemble's std too.
 std::unique_ptr<AccuracyObjective> MakeSurrogateAccuracy(const std::string& path,
-                                                         const Space& space, double min_tau,
+                                                         const space::Space& space, double min_tau,
                                                          const std::string& sha256);
 
 // Accuracy of an architecture of `space` predicted through its counterpart in the surrogate's
-// space (search/space.h, ProjectEncoding): the same per-layer choices inside the surrogate space's
+// space (space/space.h, ProjectEncoding): the same per-layer choices inside the surrogate space's
 // stem and head. For comparing spaces with one surrogate, e.g. the mnasnet space scored by the
 // dc-accelerator surrogate; refused (InputError) below `min_tau`, and an architecture without a
 // counterpart is an InputError naming it.
 std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::string& path,
-                                                                    const Space& space,
+                                                                    const space::Space& space,
                                                                     double min_tau,
                                                                     const std::string& sha256);
 

@@ -1,6 +1,6 @@
 // Accuracy by real proxy training, as a search objective (`dcnas search --accuracy train`): each
 // candidate is trained on the Fashion-MNIST proxy with a recipe (the accuracy data's trainer,
-// search/generate.h), the candidates of a round side by side in worker processes. Seconds to
+// proxy/generate.h), the candidates of a round side by side in worker processes. Seconds to
 // minutes per candidate, so for small budgets; the search journals each result as it is told.
 // Built only with LibTorch.
 #pragma once
@@ -9,14 +9,14 @@
 #include <memory>
 #include <string>
 
-#include "search/accuracy_data.h"
+#include "proxy/accuracy_data.h"
 #include "search/objectives.h"
-#include "search/space.h"
+#include "space/space.h"
 
 namespace dcnas::search {
 
 struct TrainAccuracyOptions {
-  ProxyRecipe recipe;
+  proxy::ProxyRecipe recipe;
   uint64_t seed = 0;  // training seed of every candidate
   int jobs = 1;       // trainings side by side
   std::string data_dir;
@@ -26,7 +26,7 @@ struct TrainAccuracyOptions {
 
 // Throws InputError for an impossible recipe or target. A failed training is an InputError
 // naming the architecture.
-std::unique_ptr<AccuracyObjective> MakeTrainAccuracy(const Space& space,
+std::unique_ptr<AccuracyObjective> MakeTrainAccuracy(const space::Space& space,
                                                      const TrainAccuracyOptions& options);
 
 }  // namespace dcnas::search

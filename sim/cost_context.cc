@@ -1,6 +1,6 @@
 #include "sim/cost_context.h"
 
-#include "sim/config_tree.h"
+#include "common/config_tree.h"
 
 namespace dcnas::sim {
 

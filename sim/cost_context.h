@@ -3,7 +3,7 @@
 #pragma once
 
 #include "models/tensor.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/cost/op_cost.h"
 #include "sim/spec.h"
 #include "sim/stack.h"

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "models/graph.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/cost_cache.h"
 #include "sim/prepared.h"
 #include "sim/report.h"

@@ -2,9 +2,9 @@
 
 #include <unordered_map>
 
+#include "common/config_tree.h"
 #include "common/errors.h"
 #include "models/counts.h"
-#include "sim/config_tree.h"
 
 namespace dcnas::sim {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/config_tree.h"
 #include "models/tensor.h"
-#include "sim/config_tree.h"
 #include "sim/cost/types.h"
 
 namespace dcnas::sim {

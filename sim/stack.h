@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/config_tree.h"
 #include "models/op.h"
-#include "sim/config_tree.h"
 #include "sim/cost/types.h"
 
 namespace dcnas::sim {

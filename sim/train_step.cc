@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/config_tree.h"
 #include "common/errors.h"
 #include "common/text.h"
 #include "models/counts.h"
-#include "sim/config_tree.h"
 #include "sim/cost_context.h"
 #include "sim/engine.h"
 #include "sim/fusion.h"

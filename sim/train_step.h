@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/collective.h"
 #include "sim/prepared.h"
 #include "sim/report.h"

@@ -4,14 +4,14 @@
 
 namespace dcnas::study {
 
-std::vector<std::vector<sim::Override>> SweepGrid(const std::vector<SweepAxis>& axes) {
-  std::vector<std::vector<sim::Override>> variants{{}};
+std::vector<std::vector<Override>> SweepGrid(const std::vector<SweepAxis>& axes) {
+  std::vector<std::vector<Override>> variants{{}};
   for (const SweepAxis& axis : axes) {
-    std::vector<std::vector<sim::Override>> next;
+    std::vector<std::vector<Override>> next;
     for (const auto& variant : variants) {
       for (const std::string& value : axis.values) {
         auto extended = variant;
-        extended.push_back(sim::Override{axis.key, value});
+        extended.push_back(Override{axis.key, value});
         next.push_back(std::move(extended));
       }
     }
@@ -20,10 +20,9 @@ std::vector<std::vector<sim::Override>> SweepGrid(const std::vector<SweepAxis>& 
   return variants;
 }
 
-std::string VariantLabel(const std::vector<sim::Override>& variant) {
+std::string VariantLabel(const std::vector<Override>& variant) {
   std::string label;
-  for (const sim::Override& o : variant)
-    label += (label.empty() ? "" : " ") + o.path + "=" + o.value;
+  for (const Override& o : variant) label += (label.empty() ? "" : " ") + o.path + "=" + o.value;
   return label;
 }
 
@@ -32,7 +31,7 @@ double BoundPercent(const sim::Report& report, sim::Bound bound) {
 }
 
 std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
-                            const std::vector<std::vector<sim::Override>>& grid,
+                            const std::vector<std::vector<Override>>& grid,
                             const sim::SimOptions& options) {
   if (grid.empty()) throw InputError("sweep: no variants (a swept key has no values)");
   std::vector<SweepRow> rows;

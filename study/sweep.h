@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/config_tree.h"
 #include "models/graph.h"
-#include "sim/config_tree.h"
 #include "sim/engine.h"
 
 namespace dcnas::study {
@@ -20,15 +20,15 @@ struct SweepAxis {
 
 // Every combination of the axes' values (the first axis varies slowest); one variant, a list of
 // overrides in axis order, per combination. No axes give one empty variant.
-std::vector<std::vector<sim::Override>> SweepGrid(const std::vector<SweepAxis>& axes);
+std::vector<std::vector<Override>> SweepGrid(const std::vector<SweepAxis>& axes);
 
 // "key=value key=value": a variant's label.
-std::string VariantLabel(const std::vector<sim::Override>& variant);
+std::string VariantLabel(const std::vector<Override>& variant);
 
 // One simulated variant.
 struct SweepRow {
   std::string label;
-  std::vector<sim::Override> overrides;
+  std::vector<Override> overrides;
   sim::Report report;
   double speedup = 1.0;                             // first variant's latency / this latency
   std::array<double, sim::kNumBounds> bound_pct{};  // % of latency by sim::Bound
@@ -44,7 +44,7 @@ struct SweepTarget {
 // Simulates `graph` once per variant of `grid` on `target` with that variant's overrides.
 // Throws InputError for an empty grid or a bad override.
 std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
-                            const std::vector<std::vector<sim::Override>>& grid,
+                            const std::vector<std::vector<Override>>& grid,
                             const sim::SimOptions& options);
 
 // The share of a report's latency bound by `bound`, in percent.

@@ -10,16 +10,10 @@
 
 #include "common/errors.h"
 #include "common/process_stats.h"
+#include "common/statistics.h"
 #include "models/torch/lower.h"
 
 namespace dcnas::models::libtorch {
-
-double Median(std::vector<double> samples) {
-  if (samples.empty()) throw InternalError("median of an empty sample");
-  std::sort(samples.begin(), samples.end());
-  const size_t n = samples.size();
-  return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
 
 double Spread(const std::vector<double>& samples) {
   if (samples.empty()) throw InternalError("spread of an empty sample");

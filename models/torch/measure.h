@@ -46,8 +46,7 @@ struct Measurement {
 // options (threads, repeats < 1) or graphs that cannot be lowered.
 Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options);
 
-// Median and max - min of a non-empty sample.
-double Median(std::vector<double> samples);
+// max - min of a non-empty sample (its median: common/statistics.h).
 double Spread(const std::vector<double>& samples);
 
 // The CPU model from /proc/cpuinfo ("model name"), or "unknown-cpu".

@@ -1,6 +1,6 @@
 // CostParams: every numeric constant of the cost model that is not a property of the silicon or
 // of the software stack: achieved efficiencies, overlap, overhead scales and per-op vector costs.
-// sim/calibration.h extends it with provenance and reads it from data/calibrated/*.yaml.
+// sim/calibration_params.h extends it with provenance and reads it from data/calibrated/*.yaml.
 #pragma once
 
 namespace dcnas::sim::cost {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "calibrate/calibration.h"
+#include "calibrate/calibration_run.h"
 #include "common/errors.h"
 
 namespace dcnas::calibrate {

@@ -11,11 +11,11 @@
 #include <fstream>
 #include <set>
 
+#include "common/config_tree.h"
 #include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/text.h"
-#include "sim/config_tree.h"
 #include "sim/spec.h"
 
 namespace dcnas::calibrate {

@@ -19,7 +19,7 @@
 #include "common/text.h"
 #include "models/counts.h"
 #include "models/zoo/zoo.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
 

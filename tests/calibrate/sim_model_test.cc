@@ -6,7 +6,7 @@
 #include "calibrate/fit.h"
 #include "common/errors.h"
 #include "models/zoo/zoo.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/spec.h"
 #include "sim/stack.h"
 
@@ -81,7 +81,7 @@ TEST_CASE("pooled chips: each row runs on its own chip file", "[calibrate][relat
   const std::vector<std::pair<std::string, sim::AcceleratorSpec>> chips = {
       {"v100", sim::LoadAccelerator("v100")},
       {"rtx-4090", sim::LoadAccelerator("rtx-4090")},
-      {"a100", sim::LoadAccelerator("a100", {sim::ParseOverride("hbm.bandwidth_gbps=2039")})}};
+      {"a100", sim::LoadAccelerator("a100", {ParseOverride("hbm.bandwidth_gbps=2039")})}};
   SimLatencyModel pooled(chips[0].second, stack, start, fields, models::BuiltinModels());
   for (const auto& [device, spec] : chips) pooled.AddDevice(device, spec);
   CHECK_THROWS_AS(pooled.AddDevice("v100", chips[0].second), InputError);

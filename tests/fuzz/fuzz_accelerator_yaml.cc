@@ -1,6 +1,6 @@
 // Chip files (data/accelerators/*.yaml, `--accel FILE`): strict YAML, `extends:` chains against
 // the shipped chips, the typed reader; then a simulation on the parsed chip.
-#include "sim/config_tree.h"
+#include "common/config_tree.h"
 #include "sim/spec.h"
 #include "tests/fuzz/fuzz_common.h"
 
@@ -8,8 +8,8 @@ namespace {
 
 void Body(const std::string& text) {
   const std::string dir = dcnas::fuzz::Data() + "/accelerators";
-  const YAML::Node root = dcnas::sim::ParseYamlStrict(text, "fuzz.yaml");
-  const YAML::Node resolved = dcnas::sim::ResolveExtends(root, "fuzz.yaml", dir, nullptr);
+  const YAML::Node root = dcnas::ParseYamlStrict(text, "fuzz.yaml");
+  const YAML::Node resolved = dcnas::ResolveExtends(root, "fuzz.yaml", dir, nullptr);
   const dcnas::sim::AcceleratorSpec spec = dcnas::sim::ParseAccelerator(resolved, "fuzz.yaml");
   const auto& s = dcnas::fuzz::DefaultSetup();
   dcnas::fuzz::SimulateChecked(dcnas::fuzz::SmallGraph(), spec, s.stack, s.calibration);

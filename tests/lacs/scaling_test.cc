@@ -129,9 +129,9 @@ TEST_CASE("grids parse ranges and lists and refuse bad axes naming the part") {
 // little), so the selection can be checked exactly; counts how many networks it was asked for.
 class FakeAccuracy : public ProxyAccuracy {
  public:
-  std::vector<std::optional<ProxyResult>> Evaluate(
+  std::vector<std::optional<proxy::TrainedResult>> Evaluate(
       const std::vector<ProxyRequest>& requests) override {
-    std::vector<std::optional<ProxyResult>> out;
+    std::vector<std::optional<proxy::TrainedResult>> out;
     for (const ProxyRequest& r : requests) {
       ++asked;
       if (refuse) {
@@ -140,7 +140,8 @@ class FakeAccuracy : public ProxyAccuracy {
       }
       const double acc = 60.0 + 10.0 * std::log(r.spec.depth) + 5.0 * std::log(r.spec.width) +
                          0.1 * r.proxy_resolution;
-      out.push_back(ProxyResult{acc, acc, 1.0, 1000});
+      out.push_back(proxy::TrainedResult{
+          .val_accuracy = acc, .test_accuracy = acc, .proxy_params = 1000, .train_time_s = 1.0});
     }
     return out;
   }
@@ -224,7 +225,9 @@ TEST_CASE("the family comparison: latency ratios and equal-accuracy speedups") {
     m.phi = phi;
     m.measured.latency_ms = ms;
     m.measured.activations = 100.0 * (phi + 1);
-    if (acc) m.trained = ProxyResult{*acc, *acc, 1.0, 1};
+    if (acc)
+      m.trained = proxy::TrainedResult{
+          .val_accuracy = *acc, .test_accuracy = *acc, .proxy_params = 1, .train_time_s = 1.0};
     return m;
   };
   Family lacs, flops;

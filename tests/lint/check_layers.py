@@ -7,10 +7,12 @@ graph has no upward edge and no cycle:
 
   common <- models <- sim/cost <- sim <- {calibrate, study} <- cli
   models/zoo registers into models (models does not include the zoo);
-  models/torch beside sim (uses models, common); search/surrogate uses common, models;
-  search uses models, models/torch, sim, search/surrogate, common; lacs sits above search.
+  models/torch beside sim (uses models, common);
+  space (search spaces) uses models; exec (executors) uses common only;
+  proxy (recipes, accuracy data, its generation, finalists) uses space, exec, models/torch;
+  surrogate uses proxy and space; search uses all of these and sim; lacs sits above search.
 
-Also: only models/torch includes <torch/...>, only search/surrogate includes <xgboost/...>, and no
+Also: only models/torch includes <torch/...>, only surrogate includes <xgboost/...>, and no
 library folder includes tests/ or bench/. tests/ and bench/ may use any layer and are not checked.
 
 Usage: check_layers.py [SOURCE_ROOT]   (default: $DCNAS_SOURCE_ROOT, else this file's ../..)
@@ -30,17 +32,20 @@ LOWER = {
     'models/torch': {'models', 'models/zoo', 'common'},
     'calibrate': {'sim', 'sim/cost', 'models', 'models/zoo', 'common'},
     'study': {'sim', 'sim/cost', 'models', 'models/zoo', 'common'},
-    'search/surrogate': {'models', 'models/zoo', 'common'},
-    'search': {'sim', 'sim/cost', 'models', 'models/zoo', 'models/torch', 'search/surrogate',
-               'common'},
-    'lacs': {'search', 'sim', 'sim/cost', 'models', 'models/zoo', 'models/torch',
-             'search/surrogate', 'common'},
-    'cli': {'calibrate', 'study', 'lacs', 'search', 'search/surrogate', 'sim', 'sim/cost',
-            'models/torch', 'models', 'models/zoo', 'common'},
+    'space': {'models', 'models/zoo', 'common'},
+    'exec': {'common'},
+    'proxy': {'space', 'exec', 'models/torch', 'models', 'models/zoo', 'common'},
+    'surrogate': {'proxy', 'space', 'models', 'models/zoo', 'common'},
+    'search': {'surrogate', 'proxy', 'exec', 'space', 'sim', 'sim/cost', 'models', 'models/zoo',
+               'models/torch', 'common'},
+    'lacs': {'search', 'proxy', 'exec', 'space', 'sim', 'sim/cost', 'models', 'models/zoo',
+             'models/torch', 'common'},
+    'cli': {'calibrate', 'study', 'lacs', 'search', 'surrogate', 'proxy', 'exec', 'space', 'sim',
+            'sim/cost', 'models/torch', 'models', 'models/zoo', 'common'},
 }
 # <header/...> prefixes that only one layer may include (the optional leaves).
 LEAF_HEADERS = {'torch/': 'models/torch', 'ATen/': 'models/torch', 'c10/': 'models/torch',
-                'xgboost/': 'search/surrogate'}
+                'xgboost/': 'surrogate'}
 UNCHECKED = ('tests', 'bench')
 SOURCE_EXTENSIONS = ('.h', '.cc')
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')

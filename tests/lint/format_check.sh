@@ -8,7 +8,7 @@ cd "$root"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h')
 else
-  mapfile -t files < <(find common models sim calibrate cli search tests bench \
+  mapfile -t files < <(find common models sim calibrate study space exec proxy surrogate search lacs cli tests bench \
     -name '*.cc' -o -name '*.h')
 fi
 existing=()

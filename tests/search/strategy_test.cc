@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/statistics.h"
 
 namespace dcnas::search {
 namespace {
@@ -19,8 +20,8 @@ std::string SpacePath() {
   return std::string(root ? root : ".") + "/data/search_spaces/dc-accelerator.yaml";
 }
 
-const Space& DcSpace() {
-  static const Space space = Space::Load(SpacePath());
+const space::Space& DcSpace() {
+  static const space::Space space = space::Space::Load(SpacePath());
   return space;
 }
 
@@ -28,7 +29,7 @@ const Space& DcSpace() {
 // score (uniform in [0, 1), from a seeded RNG). Two tables give two conflicting objectives.
 class Synthetic {
  public:
-  explicit Synthetic(const Space& space) {
+  explicit Synthetic(const space::Space& space) {
     std::mt19937_64 rng(20240601);
     for (auto* table : {&a_, &b_}) {
       for (int count : space.choice_counts()) {
@@ -38,18 +39,18 @@ class Synthetic {
       }
     }
   }
-  double A(const Encoding& e) const { return Mean(a_, e); }
+  double A(const space::Encoding& e) const { return Mean(a_, e); }
   // The mean of the per-position maxima of A: no architecture scores more.
   double UpperBoundA() const {
     double sum = 0.0;
     for (const auto& row : a_) sum += *std::max_element(row.begin(), row.end());
     return sum / static_cast<double>(a_.size());
   }
-  double B(const Encoding& e) const { return Mean(b_, e); }
-  Evaluation Evaluate(const Encoding& e) const { return {A(e), {A(e), B(e)}}; }
+  double B(const space::Encoding& e) const { return Mean(b_, e); }
+  Evaluation Evaluate(const space::Encoding& e) const { return {A(e), {A(e), B(e)}}; }
 
  private:
-  static double Mean(const std::vector<std::vector<double>>& t, const Encoding& e) {
+  static double Mean(const std::vector<std::vector<double>>& t, const space::Encoding& e) {
     double sum = 0.0;
     for (size_t i = 0; i < e.size(); ++i) sum += t[i][static_cast<size_t>(e[i])];
     return sum / static_cast<double>(e.size());
@@ -65,10 +66,10 @@ const Synthetic& Objective() {
 StrategyOptions Options(uint64_t seed) {
   StrategyOptions o;
   o.seed = seed;
-  o.predictor = [](const std::vector<Encoding>& pool, std::vector<double>& mean,
+  o.predictor = [](const std::vector<space::Encoding>& pool, std::vector<double>& mean,
                    std::vector<double>& sd) {
     mean.clear();
-    for (const Encoding& e : pool) mean.push_back(Objective().A(e));
+    for (const space::Encoding& e : pool) mean.push_back(Objective().A(e));
     sd.assign(pool.size(), 0.0);
   };
   o.pool_size = 256;
@@ -79,7 +80,7 @@ struct Trace {
   std::vector<Candidate> asked;
   std::vector<double> best_at;  // best reward after each checkpoint
   std::vector<std::vector<double>> objectives;
-  std::vector<Encoding> encodings;
+  std::vector<space::Encoding> encodings;
 };
 
 // Asks in batches of `batch`, tells each batch in reverse order (an asynchronous pool), records
@@ -128,12 +129,6 @@ double Hypervolume2d(std::vector<std::vector<double>> points) {
   return area;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 TEST_CASE("every strategy is deterministic: same seed and tells, same asks") {
   for (const std::string& name : StrategyNames()) {
     INFO(name);
@@ -162,14 +157,14 @@ TEST_CASE("rl variants (entropy bonus, raw advantage) are deterministic too") {
 }
 
 // Number of positions where two encodings differ.
-int Distance(const Encoding& a, const Encoding& b) {
+int Distance(const space::Encoding& a, const space::Encoding& b) {
   int d = 0;
   for (size_t i = 0; i < a.size(); ++i) d += a[i] != b[i] ? 1 : 0;
   return d;
 }
 
 // The index of the member of `population` nearest to `child`.
-size_t Nearest(const std::vector<Encoding>& population, const Encoding& child) {
+size_t Nearest(const std::vector<space::Encoding>& population, const space::Encoding& child) {
   size_t best = 0;
   for (size_t i = 1; i < population.size(); ++i) {
     if (Distance(population[i], child) < Distance(population[best], child)) best = i;
@@ -186,7 +181,7 @@ TEST_CASE("evolution mutates the tournament winner and ages out the oldest") {
   REQUIRE(first.size() == 4);
   const std::vector<double> rewards = {0.9, 0.1, 0.2, 0.3};
   for (size_t i = 0; i < 4; ++i) strategy->Tell(first[i], {rewards[i], {}});
-  std::vector<Encoding> population;
+  std::vector<space::Encoding> population;
   for (const auto& c : first) population.push_back(c.encoding);
 
   const auto child = strategy->Ask(1).at(0);
@@ -203,9 +198,9 @@ TEST_CASE("evolution mutates the tournament winner and ages out the oldest") {
 TEST_CASE("random and predictor never ask one network twice") {
   for (const std::string name : {"random", "predictor"}) {
     const Trace t = Run(name, Options(3), 300, 10);
-    std::set<Encoding> distinct(t.encodings.begin(), t.encodings.end());
+    std::set<space::Encoding> distinct(t.encodings.begin(), t.encodings.end());
     CHECK(distinct.size() == t.encodings.size());
-    for (const Encoding& e : t.encodings) CHECK(DcSpace().Canonical(e) == e);
+    for (const space::Encoding& e : t.encodings) CHECK(DcSpace().Canonical(e) == e);
   }
 }
 

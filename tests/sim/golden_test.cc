@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/config_tree.h"
 #include "models/zoo/zoo.h"
-#include "sim/config_tree.h"
 #include "sim/engine.h"
 #include "tests/sim/test_util.h"
 

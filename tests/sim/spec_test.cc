@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/errors.h"
-#include "sim/calibration.h"
+#include "sim/calibration_params.h"
 #include "sim/stack.h"
 #include "tests/sim/test_util.h"
 

@@ -11,7 +11,7 @@
 namespace dcnas::study {
 namespace {
 
-std::vector<std::string> Labels(const std::vector<std::vector<sim::Override>>& grid) {
+std::vector<std::string> Labels(const std::vector<std::vector<Override>>& grid) {
   std::vector<std::string> out;
   for (const auto& variant : grid) out.push_back(VariantLabel(variant));
   return out;

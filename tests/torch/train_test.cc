@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "common/statistics.h"
 #include "models/block_string.h"
 #include "models/torch/measure.h"
 #include "tests/torch/train_fixtures.h"

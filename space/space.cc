@@ -1,0 +1,1172 @@
+#include "space/space.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/config_tree.h"
+#include "common/errors.h"
+#include "common/file_io.h"
+#include "common/table.h"
+#include "common/text.h"
+#include "models/op.h"
+
+namespace dcnas::space {
+namespace {
+
+constexpr const char* kFormat = "dcnas-search-space";
+constexpr int kVersion = 1;
+// Rejection sampling gives up after this many invalid draws (a space that rejects nearly
+// everything is a broken file, not bad luck).
+constexpr int kMaxDraws = 1000;
+constexpr int kMaxRetries = 100;
+
+const std::vector<std::string> kFieldKeys = {
+    "block",         "kernel", "expand", "se", "activation", "repeats_delta", "filters_multiplier",
+    "space_to_depth"};
+
+// A strict reader over one YAML map: every error names the file, line and key path; Finish()
+// refuses keys that were never read.
+class Reader {
+ public:
+  Reader(YAML::Node node, std::string file, std::string path)
+      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
+    if (!node_.IsMap()) Fail("", "expected a map");
+  }
+  bool Has(const std::string& key) const { return node_[key].IsDefined(); }
+  YAML::Node Raw(const std::string& key) {
+    read_.insert(key);
+    return node_[key];
+  }
+  YAML::Node Required(const std::string& key) {
+    YAML::Node n = Raw(key);
+    if (!n.IsDefined() || n.IsNull()) Fail(key, "missing required key");
+    return n;
+  }
+  std::string String(const std::string& key) { return Scalar<std::string>(key, Required(key)); }
+  std::string StringOr(const std::string& key, const std::string& fallback) {
+    return Has(key) ? String(key) : fallback;
+  }
+  double Number(const std::string& key, double min, double max) {
+    return CheckRange(key, Scalar<double>(key, Required(key)), min, max);
+  }
+  double NumberOr(const std::string& key, double fallback, double min, double max) {
+    return Has(key) ? Number(key, min, max) : fallback;
+  }
+  int64_t Integer(const std::string& key, int64_t min, int64_t max) {
+    const double v = Number(key, static_cast<double>(min), static_cast<double>(max));
+    if (v != std::floor(v)) Fail(key, "expected an integer, got " + FormatNumber(v));
+    return static_cast<int64_t>(v);
+  }
+  int64_t IntegerOr(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
+    return Has(key) ? Integer(key, min, max) : fallback;
+  }
+  bool BoolOr(const std::string& key, bool fallback) {
+    return Has(key) ? Scalar<bool>(key, Required(key)) : fallback;
+  }
+  void Finish() const {
+    std::vector<std::string> known(read_.begin(), read_.end());
+    for (const auto& kv : node_) {
+      const auto key = kv.first.as<std::string>();
+      if (!read_.count(key)) {
+        Fail(key, "unknown key" + DidYouMean(key, known));
+      }
+    }
+  }
+  std::string KeyPath(const std::string& key) const {
+    if (key.empty()) return path_.empty() ? "(top level)" : path_;
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  [[noreturn]] void Fail(const std::string& key, const std::string& message) const {
+    const YAML::Node n = key.empty() ? node_ : node_[key];
+    throw InputError(Where(n) + KeyPath(key) + ": " + message);
+  }
+  std::string Where(const YAML::Node& n) const {
+    if (n.IsDefined() && n.Mark().line >= 0) {
+      return file_ + ":" + std::to_string(n.Mark().line + 1) + ": ";
+    }
+    if (node_.Mark().line >= 0) return file_ + ":" + std::to_string(node_.Mark().line + 1) + ": ";
+    return file_ + ": ";
+  }
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  template <typename T>
+  T Scalar(const std::string& key, const YAML::Node& n) const {
+    if (!n.IsScalar()) Fail(key, "expected a scalar value");
+    try {
+      return n.as<T>();
+    } catch (const YAML::Exception&) {
+      Fail(key, "bad value '" + n.Scalar() + "'");
+    }
+  }
+  double CheckRange(const std::string& key, double v, double min, double max) const {
+    if (!std::isfinite(v) || v < min || v > max) {
+      Fail(key, "value " + FormatNumber(v) + " out of range [" + FormatNumber(min) + ", " +
+                    FormatNumber(max) + "]");
+    }
+    return v;
+  }
+  static std::string FormatNumber(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  }
+
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+  std::set<std::string> read_;
+};
+
+std::string Where(const std::string& file, const YAML::Node& n) {
+  return n.Mark().line >= 0 ? file + ":" + std::to_string(n.Mark().line + 1) + ": " : file + ": ";
+}
+
+double ParseNumber(const std::string& file, const std::string& path, const YAML::Node& n,
+                   double min, double max) {
+  if (!n.IsScalar()) throw InputError(Where(file, n) + path + ": expected a number");
+  double v = 0.0;
+  try {
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    throw InputError(Where(file, n) + path + ": bad number '" + n.Scalar() + "'");
+  }
+  if (!std::isfinite(v) || v < min || v > max) {
+    std::ostringstream s;
+    s << Where(file, n) << path << ": value " << n.Scalar() << " out of range [" << min << ", "
+      << max << "]";
+    throw InputError(s.str());
+  }
+  return v;
+}
+
+int ParseInt(const std::string& file, const std::string& path, const YAML::Node& n, int min,
+             int max) {
+  const double v = ParseNumber(file, path, n, min, max);
+  if (v != std::floor(v)) {
+    throw InputError(Where(file, n) + path + ": expected an integer, got '" + n.Scalar() + "'");
+  }
+  return static_cast<int>(v);
+}
+
+// Sets one field of `patch` from a scalar YAML value.
+void SetField(LayerPatch& patch, const std::string& field, const YAML::Node& n,
+              const std::string& file, const std::string& path) {
+  if (!n.IsScalar()) throw InputError(Where(file, n) + path + ": expected a scalar value");
+  const std::string text = n.Scalar();
+  if (field == "block") {
+    if (text == "mbconv") {
+      patch.block = BlockType::kMBConv;
+    } else if (text == "fused") {
+      patch.block = BlockType::kFused;
+    } else if (text == "skip" || text == "identity") {
+      patch.block = BlockType::kSkip;
+    } else {
+      throw InputError(Where(file, n) + path + ": unknown block type '" + text +
+                       "' (mbconv, fused, skip)");
+    }
+  } else if (field == "kernel") {
+    const int k = ParseInt(file, path, n, 1, 15);
+    if (k % 2 == 0) throw InputError(Where(file, n) + path + ": kernel " + text + " is not odd");
+    patch.kernel = k;
+  } else if (field == "expand") {
+    patch.expand = ParseNumber(file, path, n, 1.0, 16.0);
+  } else if (field == "se") {
+    patch.se = ParseNumber(file, path, n, 0.0, 1.0);
+  } else if (field == "activation") {
+    if (text == "relu") {
+      patch.activation = models::Activation::kRelu;
+    } else if (text == "swish" || text == "silu") {
+      patch.activation = models::Activation::kSwish;
+    } else {
+      throw InputError(Where(file, n) + path + ": unknown activation '" + text + "' (relu, swish)");
+    }
+  } else if (field == "repeats_delta") {
+    patch.repeats_delta = ParseInt(file, path, n, -16, 16);
+  } else if (field == "filters_multiplier") {
+    patch.filters_multiplier = ParseNumber(file, path, n, 0.125, 8.0);
+  } else if (field == "space_to_depth") {
+    bool v = false;
+    try {
+      v = n.as<bool>();
+    } catch (const YAML::Exception&) {
+      throw InputError(Where(file, n) + path + ": expected true or false, got '" + text + "'");
+    }
+    patch.space_to_depth = v;
+  } else {
+    throw InternalError("SetField: unknown field " + field);
+  }
+}
+
+std::vector<std::string> PatchFields(const LayerPatch& p) {
+  std::vector<std::string> f;
+  if (p.block) f.emplace_back("block");
+  if (p.kernel) f.emplace_back("kernel");
+  if (p.expand) f.emplace_back("expand");
+  if (p.se) f.emplace_back("se");
+  if (p.activation) f.emplace_back("activation");
+  if (p.repeats_delta) f.emplace_back("repeats_delta");
+  if (p.filters_multiplier) f.emplace_back("filters_multiplier");
+  if (p.space_to_depth) f.emplace_back("space_to_depth");
+  return f;
+}
+
+// A raw choice list as read from YAML: key -> node (a scalar, a sequence, or `op` maps).
+using RawChoices = std::map<std::string, std::pair<std::string, YAML::Node>>;  // key -> where, node
+
+void ReadChoiceMap(const YAML::Node& node, const std::string& file, const std::string& path,
+                   RawChoices& out) {
+  if (!node.IsMap()) throw InputError(Where(file, node) + path + ": expected a map of choices");
+  std::vector<std::string> known = kFieldKeys;
+  known.emplace_back("op");
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      throw InputError(Where(file, kv.first) + path + "." + key + ": unknown choice" +
+                       DidYouMean(key, known));
+    }
+    out.erase(key);
+    out.emplace(key, std::make_pair(path + "." + key, kv.second));
+  }
+}
+
+// Turns the merged raw choices of one unit into fixed values and searchable choices.
+void BuildUnit(const RawChoices& raw, const std::string& file, const std::string& path,
+               Unit& unit) {
+  std::map<std::string, std::string> set_by;  // field -> choice key that sets it
+  for (const auto& [key, entry] : raw) {
+    const std::string& kpath = entry.first;  // where the choice was written (stage or defaults)
+    const YAML::Node& node = entry.second;
+    std::vector<LayerPatch> values;
+    if (key == "op") {
+      if (!node.IsSequence()) throw InputError(Where(file, node) + kpath + ": expected a list");
+      for (size_t i = 0; i < node.size(); ++i) {
+        const std::string ipath = kpath + "[" + std::to_string(i) + "]";
+        if (!node[i].IsMap()) {
+          throw InputError(Where(file, node[i]) + ipath + ": expected a map of field values");
+        }
+        LayerPatch p;
+        for (const auto& kv : node[i]) {
+          const auto field = kv.first.as<std::string>();
+          if (std::find(kFieldKeys.begin(), kFieldKeys.end(), field) == kFieldKeys.end()) {
+            throw InputError(Where(file, kv.first) + ipath + "." + field + ": unknown field" +
+                             DidYouMean(field, kFieldKeys));
+          }
+          SetField(p, field, kv.second, file, ipath + "." + field);
+        }
+        if (!p.block) throw InputError(Where(file, node[i]) + ipath + ": an op must set block");
+        values.push_back(p);
+      }
+    } else if (node.IsSequence()) {
+      for (size_t i = 0; i < node.size(); ++i) {
+        LayerPatch p;
+        SetField(p, key, node[i], file, kpath + "[" + std::to_string(i) + "]");
+        values.push_back(p);
+      }
+    } else {
+      LayerPatch p;
+      SetField(p, key, node, file, kpath);
+      values.push_back(p);
+    }
+    if (values.empty()) throw InputError(Where(file, node) + kpath + ": empty choice list");
+    std::set<std::string> labels;
+    for (const auto& v : values) {
+      if (!labels.insert(v.Label()).second) {
+        throw InputError(Where(file, node) + kpath + ": value '" + v.Label() + "' listed twice");
+      }
+    }
+    std::set<std::string> fields;
+    for (const auto& v : values) {
+      for (const auto& f : PatchFields(v)) fields.insert(f);
+    }
+    for (const auto& f : fields) {
+      if (set_by.count(f)) {
+        throw InputError(Where(file, node) + kpath + ": sets '" + f + "', which '" + set_by[f] +
+                         "' also sets");
+      }
+      set_by[f] = key;
+    }
+    if (values.size() == 1) {
+      values[0].ApplyTo(unit.fixed);
+    } else {
+      unit.choices.push_back({key, values, std::vector<std::string>(fields.begin(), fields.end())});
+    }
+  }
+  for (const std::string f : {"block", "kernel", "expand", "se", "activation"}) {
+    if (!set_by.count(f)) {
+      throw InputError(file + ": " + path + ": no value for '" + f +
+                       "' (set it in the stage's choices or in defaults)");
+    }
+  }
+}
+
+std::string Base36(int v) {
+  const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::string s;
+  do {
+    s.insert(s.begin(), digits[v % 36]);
+    v /= 36;
+  } while (v > 0);
+  return s;
+}
+
+uint64_t Fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// Two values of one choice give the same network: they set the same fields to the same values,
+// filters multipliers compared by the width they round to for the stage's `filters`.
+bool SameNetwork(const LayerPatch& a, const LayerPatch& b, int64_t filters) {
+  const bool same_width =
+      a.filters_multiplier.has_value() == b.filters_multiplier.has_value() &&
+      (!a.filters_multiplier || models::RoundFilters(filters, *a.filters_multiplier) ==
+                                    models::RoundFilters(filters, *b.filters_multiplier));
+  return same_width && a.block == b.block && a.kernel == b.kernel && a.expand == b.expand &&
+         a.se == b.se && a.activation == b.activation && a.repeats_delta == b.repeats_delta &&
+         a.space_to_depth == b.space_to_depth;
+}
+
+}  // namespace
+
+std::string BlockTypeName(BlockType type) {
+  switch (type) {
+    case BlockType::kMBConv:
+      return "mbconv";
+    case BlockType::kFused:
+      return "fused";
+    case BlockType::kSkip:
+      return "skip";
+  }
+  throw InternalError("BlockTypeName: bad type");
+}
+
+void LayerPatch::ApplyTo(LayerPatch& base) const {
+  if (block) base.block = block;
+  if (kernel) base.kernel = kernel;
+  if (expand) base.expand = expand;
+  if (se) base.se = se;
+  if (activation) base.activation = activation;
+  if (repeats_delta) base.repeats_delta = repeats_delta;
+  if (filters_multiplier) base.filters_multiplier = filters_multiplier;
+  if (space_to_depth) base.space_to_depth = space_to_depth;
+}
+
+std::string LayerPatch::Label() const {
+  std::vector<std::string> parts;
+  if (block) parts.push_back("block=" + BlockTypeName(*block));
+  if (kernel) parts.push_back("kernel=" + std::to_string(*kernel));
+  if (expand) parts.push_back("expand=" + FormatSignificant(*expand));
+  if (se) parts.push_back("se=" + FormatSignificant(*se));
+  if (activation) parts.push_back("activation=" + std::string(models::ActivationName(*activation)));
+  if (repeats_delta) parts.push_back("repeats_delta=" + std::to_string(*repeats_delta));
+  if (filters_multiplier)
+    parts.push_back("filters_multiplier=" + FormatSignificant(*filters_multiplier));
+  if (space_to_depth)
+    parts.push_back(std::string("space_to_depth=") + (*space_to_depth ? "true" : "false"));
+  return Join(parts, " ");
+}
+
+Space Space::Load(const std::string& path) { return Parse(ReadFile(path), path); }
+
+Space Space::Parse(const std::string& yaml_text, const std::string& file) {
+  try {
+    return ParseChecked(yaml_text, file);
+  } catch (const YAML::Exception& e) {  // a node of the wrong kind the readers did not expect
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+Space Space::ParseChecked(const std::string& yaml_text, const std::string& file) {
+  const YAML::Node root = ParseYamlStrict(yaml_text, file);
+  if (!root.IsDefined() || root.IsNull()) throw InputError(file + ": empty search-space file");
+  Reader top(root, file, "");
+  if (top.String("format") != kFormat) {
+    top.Fail("format", std::string("expected '") + kFormat + "'");
+  }
+  if (top.Integer("version", 1, 1000) != kVersion) {
+    top.Fail("version", "unsupported version (this dcnas reads version 1)");
+  }
+  Space s;
+  s.file_ = file;
+  s.name_ = top.String("name");
+  s.description_ = top.StringOr("description", "");
+  if (top.Has("sources")) top.Raw("sources");
+
+  {
+    Reader n(top.Required("network"), file, "network");
+    s.network_.resolution = static_cast<int>(n.Integer("resolution", 8, 4096));
+    s.network_.stem_filters = n.IntegerOr("stem_filters", 32, 1, 4096);
+    s.network_.head_filters = n.IntegerOr("head_filters", 1280, 1, 16384);
+    const std::string act = n.StringOr("activation", "swish");
+    if (act == "relu") {
+      s.network_.activation = models::Activation::kRelu;
+    } else if (act == "swish" || act == "silu") {
+      s.network_.activation = models::Activation::kSwish;
+    } else {
+      n.Fail("activation", "unknown activation '" + act + "' (relu, swish)");
+    }
+    s.network_.se_coefficient = n.NumberOr("se_coefficient", 1.0, 0.0, 16.0);
+    s.network_.dropout = n.NumberOr("dropout", 0.2, 0.0, 0.9);
+    n.Finish();
+  }
+  if (top.Has("proxy")) {
+    Reader p(top.Raw("proxy"), file, "proxy");
+    s.proxy_.resolution = static_cast<int>(p.IntegerOr("resolution", 32, 8, 512));
+    s.proxy_.in_channels = static_cast<int>(p.IntegerOr("in_channels", 1, 1, 4));
+    s.proxy_.num_classes = static_cast<int>(p.IntegerOr("num_classes", 10, 2, 100000));
+    s.proxy_.removed_downsamples = static_cast<int>(p.IntegerOr("removed_downsamples", 1, 0, 6));
+    s.proxy_.width = p.NumberOr("width", 0.25, 0.05, 4.0);
+    p.Finish();
+  }
+  RawChoices defaults;
+  if (top.Has("defaults")) ReadChoiceMap(top.Raw("defaults"), file, "defaults", defaults);
+
+  const YAML::Node stages = top.Required("stages");
+  if (!stages.IsSequence() || stages.size() == 0) {
+    top.Fail("stages", "expected a non-empty list of stages");
+  }
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const std::string path = "stages[" + std::to_string(i) + "]";
+    Reader st(stages[i], file, path);
+    StageSkeleton sk;
+    sk.stride = static_cast<int>(st.Integer("stride", 1, 2));
+    sk.filters = st.Integer("filters", 1, 16384);
+    sk.repeats = static_cast<int>(st.Integer("repeats", 1, 64));
+    sk.per_layer = st.BoolOr("per_layer", false);
+    const std::string stage_name = st.StringOr("name", "stage" + std::to_string(i + 1));
+    RawChoices merged = defaults;
+    if (st.Has("choices")) {
+      RawChoices own;
+      ReadChoiceMap(st.Raw("choices"), file, path + ".choices", own);
+      // erase + emplace: assigning a YAML::Node writes through to the node it refers to, which
+      // would change the defaults of every later stage.
+      for (auto& [k, v] : own) {
+        merged.erase(k);
+        merged.emplace(k, v);
+      }
+      // A stage's `op` replaces the default field choices it covers, and vice versa.
+      if (own.count("op")) {
+        for (const auto& f : kFieldKeys) {
+          if (!own.count(f) && merged.count(f) && defaults.count(f)) {
+            // Keep a default only when the op does not set the same field.
+            bool op_sets = false;
+            for (const auto& v : own["op"].second) op_sets = op_sets || v[f].IsDefined();
+            if (op_sets) merged.erase(f);
+          }
+        }
+      }
+    }
+    st.Finish();
+    const int units = sk.per_layer ? sk.repeats : 1;
+    for (int l = 0; l < units; ++l) {
+      Unit u;
+      u.stage = static_cast<int>(i);
+      u.layer = sk.per_layer ? l : -1;
+      u.name = sk.per_layer ? stage_name + ".layer" + std::to_string(l + 1) : stage_name;
+      BuildUnit(merged, file, path + ".choices", u);
+      bool has_s2d = u.fixed.space_to_depth.value_or(false);
+      bool has_delta = u.fixed.repeats_delta.value_or(0) != 0;
+      for (const auto& c : u.choices) {
+        for (const auto& v : c.values) {
+          has_s2d = has_s2d || v.space_to_depth.value_or(false);
+          has_delta = has_delta || v.repeats_delta.value_or(0) != 0;
+        }
+      }
+      if (has_s2d && (i != 0 || sk.per_layer)) {
+        throw InputError(Where(file, stages[i]) + path +
+                         ".choices.space_to_depth: space-to-depth is allowed on the first stage "
+                         "only (and not per layer)");
+      }
+      if (has_s2d &&
+          (stages.size() < 2 || !stages[1].IsMap() || stages[1]["stride"].as<int>(1) != 2)) {
+        throw InputError(Where(file, stages[i]) + path +
+                         ".choices.space_to_depth: needs a stride-2 second stage to absorb");
+      }
+      if (has_delta && sk.per_layer) {
+        throw InputError(Where(file, stages[i]) + path +
+                         ".choices.repeats_delta: a per-layer stage has a fixed number of layers "
+                         "(use block: skip to let a layer vanish)");
+      }
+      s.units_.push_back(std::move(u));
+    }
+    s.stages_.push_back(sk);
+  }
+  top.Finish();
+  s.Finalize();
+  return s;
+}
+
+void Space::Finalize() {
+  offsets_.clear();
+  choice_counts_.clear();
+  choice_names_.clear();
+  std::ostringstream def;
+  def << name_ << "|net " << network_.resolution << " " << network_.stem_filters << " "
+      << network_.head_filters << " " << models::ActivationName(network_.activation) << " "
+      << network_.se_coefficient << " " << network_.dropout << "|proxy " << proxy_.resolution << " "
+      << proxy_.in_channels << " " << proxy_.num_classes << " " << proxy_.removed_downsamples << " "
+      << proxy_.width;
+  for (const auto& st : stages_) {
+    def << "|stage " << st.stride << " " << st.filters << " " << st.repeats << " " << st.per_layer;
+  }
+  for (const auto& u : units_) {
+    offsets_.push_back(choice_counts_.size());
+    def << "|unit " << u.name << " fixed{" << u.fixed.Label() << "}";
+    for (const auto& c : u.choices) {
+      choice_counts_.push_back(static_cast<int>(c.values.size()));
+      choice_names_.push_back(u.name + "." + c.key);
+      def << " " << c.key << "[";
+      for (const auto& v : c.values) def << v.Label() << ";";
+      def << "]";
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a(def.str())));
+  fingerprint_ = hex;
+  alias_.clear();
+  for (const auto& u : units_) {
+    const int64_t filters = stages_.at(static_cast<size_t>(u.stage)).filters;
+    for (const auto& c : u.choices) {
+      std::vector<int> alias(c.values.size());
+      for (size_t v = 0; v < c.values.size(); ++v) {
+        alias[v] = static_cast<int>(v);
+        for (size_t w = 0; w < v; ++w) {
+          if (SameNetwork(c.values[w], c.values[v], filters)) {
+            alias[v] = static_cast<int>(w);
+            break;
+          }
+        }
+      }
+      alias_.push_back(std::move(alias));
+    }
+  }
+}
+
+double Space::RawSize() const {
+  double n = 1.0;
+  for (int c : choice_counts_) n *= c;
+  return n;
+}
+
+double Space::CanonicalSize() const {
+  // Per unit: enumerate its choice combinations; a skipped layer is one network whatever its
+  // other choices.
+  // Per-layer stages: skipped layers move to the end, so a stage's count is the number of
+  // distinct sequences of non-skipped layers of length 0..L, counted by their canonical forms.
+  double total = 1.0;
+  size_t u = 0;
+  while (u < units_.size()) {
+    const int stage = units_[u].stage;
+    size_t end = u;
+    while (end < units_.size() && units_[end].stage == stage) ++end;
+    // Distinct canonical single-unit settings, split into skip / non-skip.
+    const Unit& unit = units_[u];
+    double non_skip = 0.0;
+    bool has_skip = false;
+    std::vector<int> idx(unit.choices.size(), 0);
+    while (true) {
+      Encoding e(choice_counts_.size(), 0);
+      for (size_t c = 0; c < idx.size(); ++c) e[offsets_[u] + c] = idx[c];
+      const LayerPatch r = Resolve(e, u);
+      bool first_of_its_network = true;  // no value aliases an earlier one
+      for (size_t c = 0; c < idx.size(); ++c) {
+        if (alias_[offsets_[u] + c][static_cast<size_t>(idx[c])] != idx[c]) {
+          first_of_its_network = false;
+        }
+      }
+      if (*r.block == BlockType::kSkip) {
+        has_skip = true;
+      } else if (first_of_its_network) {
+        non_skip += 1.0;  // every other choice of a layer that is not skipped changes the network
+      }
+      size_t c = 0;
+      for (; c < idx.size(); ++c) {
+        if (++idx[c] < static_cast<int>(unit.choices[c].values.size())) break;
+        idx[c] = 0;
+      }
+      if (c == idx.size()) break;
+    }
+    const double m = non_skip;
+    const size_t layers = end - u;
+    if (layers == 1) {
+      total *= m + (has_skip ? 1.0 : 0.0);
+    } else {
+      // Sequences of k non-skipped layers, k from (has_skip ? 0 : L) to L.
+      double count = 0.0;
+      for (size_t k = has_skip ? 0 : layers; k <= layers; ++k) count += std::pow(m, k);
+      total *= count;
+    }
+    u = end;
+  }
+  return total;
+}
+
+LayerPatch Space::Resolve(const Encoding& e, size_t unit) const {
+  LayerPatch r;
+  r.repeats_delta = 0;
+  r.filters_multiplier = 1.0;
+  r.space_to_depth = false;
+  const Unit& u = units_[unit];
+  u.fixed.ApplyTo(r);
+  for (size_t c = 0; c < u.choices.size(); ++c) {
+    const int v = e[offsets_[unit] + c];
+    u.choices[c].values[static_cast<size_t>(v)].ApplyTo(r);
+  }
+  return r;
+}
+
+Encoding Space::Canonical(const Encoding& e) const {
+  if (e.size() != choice_counts_.size()) {
+    throw InputError("encoding has " + std::to_string(e.size()) + " choices, space '" + name_ +
+                     "' has " + std::to_string(choice_counts_.size()));
+  }
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (e[i] < 0 || e[i] >= choice_counts_[i]) {
+      throw InputError("encoding: choice " + choice_names_[i] + " = " + std::to_string(e[i]) +
+                       " out of range [0, " + std::to_string(choice_counts_[i] - 1) + "]");
+    }
+  }
+  Encoding out = e;
+  // Values that give the same network as an earlier value of their choice become that value.
+  for (size_t i = 0; i < out.size(); ++i) out[i] = alias_[i][static_cast<size_t>(out[i])];
+  // Zero the choices whose fields do not matter for a skipped layer or stage.
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const LayerPatch r = Resolve(e, u);
+    if (*r.block != BlockType::kSkip) continue;
+    for (size_t c = 0; c < units_[u].choices.size(); ++c) {
+      const auto& fields = units_[u].choices[c].fields;
+      if (std::find(fields.begin(), fields.end(), "block") == fields.end()) {
+        out[offsets_[u] + c] = 0;
+      }
+    }
+  }
+  // Per-layer stages: skipped layers move to the stage's end.
+  size_t u = 0;
+  while (u < units_.size()) {
+    size_t end = u;
+    while (end < units_.size() && units_[end].stage == units_[u].stage) ++end;
+    if (units_[u].layer >= 0 && end - u > 1) {
+      const size_t width = units_[u].choices.size();
+      std::vector<std::vector<int>> kept, skipped;
+      for (size_t l = u; l < end; ++l) {
+        std::vector<int> part(out.begin() + static_cast<long>(offsets_[l]),
+                              out.begin() + static_cast<long>(offsets_[l] + width));
+        (*Resolve(out, l).block == BlockType::kSkip ? skipped : kept).push_back(part);
+      }
+      kept.insert(kept.end(), skipped.begin(), skipped.end());
+      for (size_t l = u; l < end; ++l) {
+        std::copy(kept[l - u].begin(), kept[l - u].end(),
+                  out.begin() + static_cast<long>(offsets_[l]));
+      }
+    }
+    u = end;
+  }
+  return out;
+}
+
+Decoded Space::Decode(const Encoding& raw) const {
+  const Encoding e = Canonical(raw);
+  Decoded d;
+  int64_t in_filters = network_.stem_filters;
+  // Spatial size at full resolution: the stem halves it.
+  int64_t size = (network_.resolution + 1) / 2;
+  bool next_d2 = false;
+  size_t u = 0;
+  for (size_t s = 0; s < stages_.size(); ++s) {
+    const StageSkeleton& sk = stages_[s];
+    size_t end = u;
+    while (end < units_.size() && units_[end].stage == static_cast<int>(s)) ++end;
+    const bool d2 = next_d2;
+    next_d2 = false;
+    std::vector<models::BlockArgs> layers;
+    std::string ops;
+    int64_t out_filters = in_filters;
+    for (size_t l = u; l < end; ++l) {
+      const LayerPatch r = Resolve(e, l);
+      const std::string where = units_[l].name;
+      const int64_t out = models::RoundFilters(sk.filters, *r.filters_multiplier);
+      if (*r.block == BlockType::kSkip) {
+        if (*r.space_to_depth) {
+          throw InputError(where + ".space_to_depth: a skipped stage cannot do space-to-depth");
+        }
+        continue;
+      }
+      models::BlockArgs a;
+      a.num_repeat = sk.repeats + *r.repeats_delta;
+      if (sk.per_layer) a.num_repeat = 1;
+      if (a.num_repeat < 1) {
+        throw InputError(where + ".repeats_delta: " + std::to_string(sk.repeats) + " + (" +
+                         std::to_string(*r.repeats_delta) + ") leaves no layer in the stage");
+      }
+      const bool first = layers.empty();
+      a.kernel = *r.kernel;
+      a.stride = first ? sk.stride : 1;
+      a.expand_ratio = *r.expand;
+      a.input_filters = first ? in_filters : out;
+      a.output_filters = out;
+      if (*r.se > 0.0) a.se_ratio = *r.se;
+      a.fused = *r.block == BlockType::kFused;
+      a.activation = *r.activation;
+      if (first && *r.space_to_depth) {
+        a.space2depth = 1;
+        next_d2 = true;
+      } else if (first && d2) {
+        a.space2depth = 2;
+      }
+      // Feature map this layer's kernel runs on, at full size. A space-to-depth stage runs at
+      // half the size with the kernel (k+1)/2 (models/README.md, "Block strings").
+      int64_t map = size;
+      int k_eff = a.kernel;
+      if (a.space2depth == 1) {
+        map = (size + 1) / 2;
+        k_eff = a.stride == 1 ? (a.kernel + 1) / 2 : a.kernel;
+      } else if (a.space2depth == 2) {
+        k_eff = a.stride == 1 ? (a.kernel + 1) / 2 : a.kernel;
+      } else if (a.stride == 2) {
+        map = (size + 1) / 2;
+      }
+      if (k_eff > map) {
+        throw InputError(where + ".kernel: kernel " + std::to_string(a.kernel) +
+                         " larger than its " + std::to_string(map) + "x" + std::to_string(map) +
+                         " feature map at " + std::to_string(network_.resolution) + " px");
+      }
+      if (first && ops.empty()) {
+        std::ostringstream o;
+        o << BlockTypeName(*r.block) << " k" << a.kernel << " e"
+          << FormatSignificant(a.expand_ratio) << " se" << FormatSignificant(*r.se) << " "
+          << models::ActivationName(*r.activation) << " o" << out;
+        if (!sk.per_layer) o << " x" << a.num_repeat;
+        if (a.space2depth == 1) o << " s2d";
+        ops = o.str();
+      } else if (sk.per_layer) {
+        ops += " | " + BlockTypeName(*r.block) + " k" + std::to_string(a.kernel) + " e" +
+               FormatSignificant(a.expand_ratio);
+      }
+      layers.push_back(a);
+      out_filters = out;
+    }
+    if (layers.empty()) {
+      // The whole stage vanished: only possible when it changes neither size nor width.
+      const int64_t out =
+          models::RoundFilters(sk.filters, units_[u].fixed.filters_multiplier.value_or(1.0));
+      if (sk.stride != 1 || out != in_filters || d2) {
+        throw InputError(units_[u].name +
+                         ".block: skipping every layer of a stage that changes "
+                         "the stride or the filters (" +
+                         std::to_string(in_filters) + " -> " + std::to_string(out) + ", stride " +
+                         std::to_string(sk.stride) + ")");
+      }
+      d.stage_ops.emplace_back("skip");
+      u = end;
+      continue;
+    }
+    // Spatial size after the stage: a space-to-depth pair moves the stage-2 downsampling into
+    // stage 1, which leaves the total unchanged.
+    const bool absorbed = layers[0].space2depth == 2 && sk.stride == 2;
+    if (layers[0].space2depth == 1 || (sk.stride == 2 && !absorbed)) size = (size + 1) / 2;
+    for (const auto& a : layers) {
+      d.blocks.push_back(models::EncodeBlockString(a));
+      d.block_stages.push_back(static_cast<int>(s));
+      d.layers += a.num_repeat;
+    }
+    d.stage_ops.push_back(ops);
+    in_filters = out_filters;
+    u = end;
+  }
+  return d;
+}
+
+bool Space::IsValid(const Encoding& e) const {
+  try {
+    Decode(e);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+std::string Space::ToText(const Encoding& e) const {
+  if (e.size() != choice_counts_.size()) {
+    throw InputError("encoding has " + std::to_string(e.size()) + " choices, space '" + name_ +
+                     "' has " + std::to_string(choice_counts_.size()));
+  }
+  std::vector<std::string> groups;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    std::vector<std::string> parts;
+    for (size_t c = 0; c < units_[u].choices.size(); ++c)
+      parts.push_back(Base36(e[offsets_[u] + c]));
+    groups.push_back(parts.empty() ? "-" : Join(parts, "."));
+  }
+  return Join(groups, "_");
+}
+
+Encoding Space::FromText(const std::string& text) const {
+  const std::vector<std::string> groups = Split(text, '_');
+  if (groups.size() != units_.size()) {
+    throw InputError("encoding '" + text + "': " + std::to_string(groups.size()) +
+                     " groups, space '" + name_ + "' has " + std::to_string(units_.size()) +
+                     " units (stages/layers)");
+  }
+  Encoding e;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const size_t n = units_[u].choices.size();
+    if (n == 0) {
+      if (groups[u] != "-") {
+        throw InputError("encoding '" + text + "': unit " + units_[u].name +
+                         " has no choices (expected '-')");
+      }
+      continue;
+    }
+    const std::vector<std::string> parts = Split(groups[u], '.');
+    if (parts.size() != n) {
+      throw InputError("encoding '" + text + "': unit " + units_[u].name + " has " +
+                       std::to_string(n) + " choices, got " + std::to_string(parts.size()));
+    }
+    for (size_t c = 0; c < n; ++c) {
+      int v = 0;
+      if (parts[c].empty()) throw InputError("encoding '" + text + "': empty index");
+      for (char ch : parts[c]) {
+        int digit = -1;
+        if (ch >= '0' && ch <= '9') digit = ch - '0';
+        if (ch >= 'a' && ch <= 'z') digit = ch - 'a' + 10;
+        if (digit < 0 || v > 10000) {
+          throw InputError("encoding '" + text + "': bad index '" + parts[c] + "' for " +
+                           units_[u].name + "." + units_[u].choices[c].key);
+        }
+        v = v * 36 + digit;
+      }
+      if (v >= static_cast<int>(units_[u].choices[c].values.size())) {
+        throw InputError("encoding '" + text + "': " + units_[u].name + "." +
+                         units_[u].choices[c].key + " = " + parts[c] + " out of range (" +
+                         std::to_string(units_[u].choices[c].values.size()) + " values)");
+      }
+      e.push_back(v);
+    }
+  }
+  return e;
+}
+
+models::BlockNetworkSpec Space::NetworkSpec(const Encoding& e, const Scaling& scaling) const {
+  if (!(scaling.depth > 0.0) || !(scaling.width > 0.0) || !(scaling.resolution > 0.0) ||
+      !std::isfinite(scaling.depth) || !std::isfinite(scaling.width) ||
+      !std::isfinite(scaling.resolution)) {
+    throw InputError("scaling coefficients must be positive and finite");
+  }
+  models::BlockNetworkSpec spec;
+  spec.blocks = Decode(e).blocks;
+  spec.width = scaling.width;
+  spec.depth = scaling.depth;
+  spec.resolution = std::max(
+      8, static_cast<int>(std::lround(network_.resolution * scaling.resolution / 8.0)) * 8);
+  spec.dropout = network_.dropout;
+  spec.se_coefficient = network_.se_coefficient;
+  spec.default_activation = network_.activation;
+  spec.stem_filters = network_.stem_filters;
+  spec.head_filters = network_.head_filters;
+  return spec;
+}
+
+models::Graph Space::BuildFull(const Encoding& e, const Scaling& scaling,
+                               const models::BuildOptions& options) const {
+  const models::BlockNetworkSpec spec = NetworkSpec(e, scaling);
+  models::BuildOptions o = options;
+  o.resolution = spec.resolution;
+  return models::BuildBlockNetwork(name_ + ":" + ToText(Canonical(e)), spec, o);
+}
+
+int Space::ProxyResolution(int base, const Scaling& scaling) {
+  return std::max(8, static_cast<int>(std::lround(base * scaling.resolution / 4.0)) * 4);
+}
+
+models::Graph Space::BuildProxy(const Encoding& e, const Scaling& scaling) const {
+  return BuildProxy(e, scaling, proxy_);
+}
+
+models::Graph Space::BuildProxy(const Encoding& e, const Scaling& scaling,
+                                const ProxySettings& proxy) const {
+  const models::BlockNetworkSpec spec = NetworkSpec(e, scaling);
+  models::BuildOptions o;
+  o.resolution = ProxyResolution(proxy.resolution, scaling);
+  o.in_channels = proxy.in_channels;
+  o.num_classes = proxy.num_classes;
+  o.proxy_removed_downsamples = proxy.removed_downsamples;
+  o.width_scale = proxy.width;
+  return models::BuildBlockNetwork(name_ + ":" + ToText(Canonical(e)), spec, o);
+}
+
+Encoding Space::Sample(std::mt19937_64& rng) const {
+  for (int draw = 0; draw < kMaxDraws; ++draw) {
+    Encoding e(choice_counts_.size());
+    for (size_t i = 0; i < e.size(); ++i) {
+      e[i] = static_cast<int>(rng() % static_cast<uint64_t>(choice_counts_[i]));
+    }
+    e = Canonical(e);
+    if (IsValid(e)) return e;
+  }
+  throw InputError(file_ + ": no valid architecture in " + std::to_string(kMaxDraws) +
+                   " random draws (check the space's constraints)");
+}
+
+Encoding Space::Mutate(const Encoding& base, int k, std::mt19937_64& rng) const {
+  const Encoding start = Canonical(base);
+  std::vector<size_t> mutable_pos;
+  for (size_t i = 0; i < choice_counts_.size(); ++i) {
+    if (choice_counts_[i] > 1) mutable_pos.push_back(i);
+  }
+  if (mutable_pos.empty() || k <= 0) return start;
+  k = std::min<int>(k, static_cast<int>(mutable_pos.size()));
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    Encoding e = start;
+    std::vector<size_t> pos = mutable_pos;
+    for (int j = 0; j < k; ++j) {
+      const size_t pick = j + rng() % (pos.size() - static_cast<size_t>(j));
+      std::swap(pos[static_cast<size_t>(j)], pos[pick]);
+      const size_t p = pos[static_cast<size_t>(j)];
+      const int other = static_cast<int>(rng() % static_cast<uint64_t>(choice_counts_[p] - 1));
+      e[p] = other >= e[p] ? other + 1 : other;
+    }
+    e = Canonical(e);
+    if (e != start && IsValid(e)) return e;
+  }
+  return start;
+}
+
+Encoding Space::Crossover(const Encoding& a, const Encoding& b, std::mt19937_64& rng) const {
+  const Encoding ca = Canonical(a);
+  const Encoding cb = Canonical(b);
+  for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+    Encoding e(ca.size());
+    for (size_t i = 0; i < e.size(); ++i) e[i] = (rng() & 1U) ? ca[i] : cb[i];
+    e = Canonical(e);
+    if (IsValid(e)) return e;
+  }
+  return ca;
+}
+
+std::vector<std::string> FeatureNames(const Space& space) {
+  std::vector<std::string> names;
+  size_t pos = 0;
+  for (const auto& u : space.units()) {
+    for (const auto& c : u.choices) {
+      for (const auto& v : c.values) names.push_back(u.name + "." + c.key + "=" + v.Label());
+      ++pos;
+    }
+  }
+  for (const char* f : {"log10_params", "log10_flops", "layers", "resolution", "depth_coefficient",
+                        "width_coefficient", "resolution_coefficient"}) {
+    names.emplace_back(f);
+  }
+  return names;
+}
+
+void AppendFeatures(const Space& space, const Encoding& raw, const Scaling& scaling, double params,
+                    double flops, FeatureSet& out) {
+  if (out.names.empty()) out.names = FeatureNames(space);
+  const Encoding e = space.Canonical(raw);
+  const size_t start = out.values.size();
+  out.values.resize(start + out.names.size(), 0.0F);
+  size_t col = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    out.values[start + col + static_cast<size_t>(e[i])] = 1.0F;
+    col += static_cast<size_t>(space.choice_counts()[i]);
+  }
+  const models::BlockNetworkSpec spec = space.NetworkSpec(e, scaling);
+  int layers = 0;
+  for (const auto& b : spec.blocks) {
+    layers += models::RoundRepeats(models::ParseBlockString(b).num_repeat, scaling.depth);
+  }
+  out.values[start + col++] = static_cast<float>(std::log10(std::max(params, 1.0)));
+  out.values[start + col++] = static_cast<float>(std::log10(std::max(flops, 1.0)));
+  out.values[start + col++] = static_cast<float>(layers);
+  out.values[start + col++] = static_cast<float>(spec.resolution);
+  out.values[start + col++] = static_cast<float>(scaling.depth);
+  out.values[start + col++] = static_cast<float>(scaling.width);
+  out.values[start + col++] = static_cast<float>(scaling.resolution);
+  out.rows += 1;
+}
+
+namespace {
+
+// Block strings with the activation made explicit (`fallback` where a block has none).
+std::vector<models::BlockArgs> ExplicitBlocks(const std::vector<std::string>& blocks,
+                                              models::Activation fallback) {
+  std::vector<models::BlockArgs> out;
+  out.reserve(blocks.size());
+  for (const std::string& b : blocks) {
+    models::BlockArgs a = models::ParseBlockString(b);
+    if (!a.activation) a.activation = fallback;
+    out.push_back(a);
+  }
+  return out;
+}
+
+size_t MatchedPrefix(const std::vector<models::BlockArgs>& a,
+                     const std::vector<models::BlockArgs>& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNetworkSpec& target) {
+  const std::vector<models::BlockArgs> want =
+      ExplicitBlocks(target.blocks, target.default_activation);
+  const models::Activation own = space.network().activation;
+  const std::vector<Unit>& units = space.units();
+  std::vector<size_t> offsets;
+  for (size_t u = 0, o = 0; u < units.size(); o += units[u].choices.size(), ++u) {
+    offsets.push_back(o);
+  }
+  // Calls f(e) for every combination of unit u's values (the rest of e unchanged); stops when f
+  // returns true.
+  auto for_each_combination = [&](Encoding& e, size_t u, const auto& f) {
+    std::vector<int> idx(units[u].choices.size(), 0);
+    while (true) {
+      for (size_t c = 0; c < idx.size(); ++c) e[offsets[u] + c] = idx[c];
+      if (f(e)) return;
+      size_t c = 0;
+      for (; c < idx.size(); ++c) {
+        if (++idx[c] < static_cast<int>(units[u].choices[c].values.size())) break;
+        idx[c] = 0;
+      }
+      if (c == idx.size()) return;
+    }
+  };
+  auto is_skip = [&](const Encoding& e, size_t u) {
+    return space.UnitFields(e, u).block == BlockType::kSkip;
+  };
+  // Start from a valid architecture, so the units not yet matched decode. Unit by unit, only the
+  // blocks of its stage and the earlier ones count, and the later layers of its stage are skipped
+  // where they can be, so no later unit's block stands in for this one's.
+  std::mt19937_64 rng(0);
+  Encoding e = space.Sample(rng);
+  size_t matched = 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int stage = units[u].stage;
+    for (size_t later = u + 1; later < units.size() && units[later].stage == stage; ++later) {
+      const Encoding keep = e;
+      bool found = false;
+      for_each_combination(e, later, [&](const Encoding& x) { return found = is_skip(x, later); });
+      if (!found) e = keep;
+    }
+    Encoding best = e;
+    size_t best_matched = 0, best_blocks = 0;
+    bool any = false;
+    for_each_combination(e, u, [&](const Encoding& x) {
+      try {
+        const Decoded d = space.Decode(x);
+        std::vector<std::string> upto;
+        for (size_t b = 0; b < d.blocks.size() && d.block_stages[b] <= stage; ++b) {
+          upto.push_back(d.blocks[b]);
+        }
+        const auto blocks = ExplicitBlocks(upto, own);
+        // A unit adds at most one block (string) to the match.
+        const size_t m = std::min(MatchedPrefix(blocks, want), matched + 1);
+        // Ties: where the unit's block matches, the unit that keeps its layer; where nothing
+        // matches (a layer the target does not have), the unit that skips it.
+        const bool better =
+            m > best_matched || (m == best_matched && (m > matched ? blocks.size() > best_blocks
+                                                                   : blocks.size() < best_blocks));
+        if (!any || better) {
+          best = x;
+          best_matched = m;
+          best_blocks = blocks.size();
+          any = true;
+        }
+      } catch (const InputError&) {
+        // an invalid combination: not the target
+      }
+      return false;
+    });
+    if (!any || best_matched < matched) return std::nullopt;
+    e = best;
+    matched = best_matched;
+  }
+  if (matched != want.size() || ExplicitBlocks(space.Decode(e).blocks, own).size() != want.size()) {
+    return std::nullopt;
+  }
+  SpaceMatch match{space.Canonical(e), true, {}};
+  const NetworkSettings& n = space.network();
+  auto differ = [&](bool same, const std::string& what) {
+    if (!same) match.differences.push_back(what);
+  };
+  differ(n.activation == target.default_activation,
+         "stem/head activation " + std::string(models::ActivationName(n.activation)) +
+             " (the network's " + std::string(models::ActivationName(target.default_activation)) +
+             ")");
+  differ(n.se_coefficient == target.se_coefficient,
+         "SE coefficient " + FormatSignificant(n.se_coefficient) + " (the network's " +
+             FormatSignificant(target.se_coefficient) + ")");
+  differ(n.stem_filters == target.stem_filters, "stem filters " + std::to_string(n.stem_filters) +
+                                                    " (the network's " +
+                                                    std::to_string(target.stem_filters) + ")");
+  differ(n.head_filters == target.head_filters, "head filters " + std::to_string(n.head_filters) +
+                                                    " (the network's " +
+                                                    std::to_string(target.head_filters) + ")");
+  differ(n.resolution == target.resolution, "resolution " + std::to_string(n.resolution) +
+                                                " (the network's " +
+                                                std::to_string(target.resolution) + ")");
+  differ(target.width == 1.0 && target.depth == 1.0, "compound scaling w" +
+                                                         FormatSignificant(target.width) + " d" +
+                                                         FormatSignificant(target.depth));
+  match.exact = match.differences.empty();
+  return match;
+}
+
+namespace {
+
+// Every field `patch` sets has the value `want` has.
+bool Agrees(const LayerPatch& patch, const LayerPatch& want) {
+  auto same = [](const auto& p, const auto& w) { return !p || p == w; };
+  return same(patch.block, want.block) && same(patch.kernel, want.kernel) &&
+         same(patch.expand, want.expand) && same(patch.se, want.se) &&
+         same(patch.activation, want.activation) && same(patch.repeats_delta, want.repeats_delta) &&
+         same(patch.filters_multiplier, want.filters_multiplier) &&
+         same(patch.space_to_depth, want.space_to_depth);
+}
+
+}  // namespace
+
+std::optional<Encoding> ProjectEncoding(const Space& from, const Space& to, const Encoding& e) {
+  const Encoding source = from.Canonical(e);
+  if (from.units().size() != to.units().size()) return std::nullopt;
+  Encoding out;
+  out.reserve(to.vector_length());
+  for (size_t u = 0; u < to.units().size(); ++u) {
+    const Unit& unit = to.units()[u];
+    if (unit.stage != from.units()[u].stage || unit.layer != from.units()[u].layer) {
+      return std::nullopt;
+    }
+    const LayerPatch want = from.UnitFields(source, u);
+    if (!Agrees(unit.fixed, want)) return std::nullopt;
+    const bool skipped = want.block == BlockType::kSkip;
+    for (const Choice& c : unit.choices) {
+      const bool sets_block =
+          std::find(c.fields.begin(), c.fields.end(), "block") != c.fields.end();
+      if (skipped && !sets_block) {  // a skipped layer's other choices do not matter
+        out.push_back(0);
+        continue;
+      }
+      size_t v = 0;
+      while (v < c.values.size() && !Agrees(c.values[v], want)) ++v;
+      if (v == c.values.size()) return std::nullopt;
+      out.push_back(static_cast<int>(v));
+    }
+  }
+  if (!to.IsValid(out)) return std::nullopt;
+  return to.Canonical(out);
+}
+
+}  // namespace dcnas::space

@@ -1,0 +1,226 @@
+// Search spaces as data: MnasNet's factorized hierarchical space, read from YAML.
+//
+// A space is a skeleton of stages (stride, base output filters, base repeats) around a stem and a
+// head, and, per stage or per layer, the choices: block type (mbconv, fused, skip), kernel,
+// expansion, squeeze-excite ratio, activation, repeats delta, output-filters multiplier and
+// space-to-depth on the first stage. A choice with one value is a fixed value; an `op` choice
+// picks a bundle of values at once ({block: skip}, {block: mbconv, expand: 3, kernel: 3}, ...).
+//
+// An architecture is a fixed-length vector of choice indices (one per non-fixed choice, in unit
+// order). Its canonical form takes the first of the values that give the same network (filters
+// multipliers that round to one width), zeroes the choices that do not affect the network (e.g.
+// the kernel of a skipped layer) and moves skipped layers of a per-layer stage to the stage's
+// end, so two encodings that name the same network have one canonical text. It decodes to
+// EfficientNet-style block strings (models/block_string.h) and from there to the layer graph at
+// full size (for the simulator) and at proxy size (for training). File format: space/README.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "models/block_string.h"
+#include "models/builder.h"
+#include "models/graph.h"
+
+namespace dcnas::space {
+
+enum class BlockType { kMBConv, kFused, kSkip };
+std::string BlockTypeName(BlockType type);  // "mbconv", "fused", "skip"
+
+// A partial assignment of a layer's fields: what one choice value (or a fixed value) sets.
+struct LayerPatch {
+  std::optional<BlockType> block;
+  std::optional<int> kernel;
+  std::optional<double> expand;
+  std::optional<double> se;
+  std::optional<models::Activation> activation;
+  std::optional<int> repeats_delta;
+  std::optional<double> filters_multiplier;
+  std::optional<bool> space_to_depth;
+
+  // Applies the fields set here over `base`; throws InternalError-free: later wins.
+  void ApplyTo(LayerPatch& base) const;
+  // "kernel=5", "block=mbconv expand=3 kernel=3".
+  std::string Label() const;
+};
+
+// One searchable choice of a unit: its key ("kernel", ..., or "op") and its values.
+struct Choice {
+  std::string key;
+  std::vector<LayerPatch> values;
+  // Which fields the values set (for canonicalisation: a choice is irrelevant when every field it
+  // sets is irrelevant).
+  std::vector<std::string> fields;
+};
+
+// A unit: one stage (its layers share one set of choices) or one layer of a per-layer stage.
+struct Unit {
+  int stage = 0;   // 0-based stage index
+  int layer = -1;  // -1: a whole stage; else the layer index inside a per-layer stage
+  std::string name;
+  LayerPatch fixed;             // fixed values (single-valued choices and stage defaults)
+  std::vector<Choice> choices;  // searchable choices, in vector order
+};
+
+struct StageSkeleton {
+  int stride = 1;
+  int64_t filters = 0;  // base output filters
+  int repeats = 1;      // base repeats (per-layer stages: the number of layers)
+  bool per_layer = false;
+};
+
+struct NetworkSettings {
+  int resolution = 224;
+  int64_t stem_filters = 32;
+  int64_t head_filters = 1280;
+  models::Activation activation = models::Activation::kSwish;  // stem, head, blocks without a0/a1
+  double se_coefficient = 1.0;
+  double dropout = 0.2;
+};
+
+struct ProxySettings {
+  int resolution = 32;
+  int in_channels = 1;
+  int num_classes = 10;
+  int removed_downsamples = 1;
+  double width = 0.25;
+};
+
+// Compound-scaling coefficients applied to a sampled base (1, 1, 1: the base itself).
+struct Scaling {
+  double depth = 1.0;
+  double width = 1.0;
+  double resolution = 1.0;
+  bool operator==(const Scaling&) const = default;
+};
+
+// An architecture: one index per searchable choice of the space (Space::vector_length()).
+using Encoding = std::vector<int>;
+
+// The decoded network of one architecture.
+struct Decoded {
+  std::vector<std::string> blocks;     // block strings (skipped layers removed)
+  std::vector<int> block_stages;       // the 0-based stage of each block string
+  std::vector<std::string> stage_ops;  // per stage, e.g. "fused k3 e6 se0.25 swish x2 s2d"
+  int layers = 0;                      // MBConv / fused layers in the network
+};
+
+class Space {
+ public:
+  // Reads and validates a space file; throws InputError naming the file, line and key.
+  static Space Load(const std::string& path);
+  static Space Parse(const std::string& yaml_text, const std::string& file);
+
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  const std::string& file() const { return file_; }
+  // A 16-hex-digit hash of everything that defines the space (not comments or descriptions).
+  const std::string& fingerprint() const { return fingerprint_; }
+  const std::vector<Unit>& units() const { return units_; }
+  const std::vector<StageSkeleton>& stages() const { return stages_; }
+  const NetworkSettings& network() const { return network_; }
+  const ProxySettings& proxy() const { return proxy_; }
+  size_t vector_length() const { return choice_counts_.size(); }
+  // Number of values of each searchable choice, in vector order.
+  const std::vector<int>& choice_counts() const { return choice_counts_; }
+  // "stage2.kernel", "stage5.layer3.op" for each vector position.
+  const std::vector<std::string>& choice_names() const { return choice_names_; }
+
+  // Number of encodings (product of the choice counts) as a double, and its log10.
+  double RawSize() const;
+  // Distinct canonical networks, counted per unit (valid combinations assumed).
+  double CanonicalSize() const;
+
+  // Decodes `e` (throws InputError naming the choice when a combination is invalid: a skipped
+  // layer that must change shape, space-to-depth without a following stride-2 stage, a kernel
+  // larger than its feature map at full size, a stage repeated fewer than once).
+  Decoded Decode(const Encoding& e) const;
+  // The canonical encoding (same network, don't-care choices zeroed, skips moved to the end).
+  Encoding Canonical(const Encoding& e) const;
+  // Text form "1.0.2_0.1_..." (one group per unit, indices in base 36); parse checks the space.
+  std::string ToText(const Encoding& e) const;
+  Encoding FromText(const std::string& text) const;  // throws InputError naming the bad part
+
+  // The block-network spec of an architecture with compound scaling (full size).
+  models::BlockNetworkSpec NetworkSpec(const Encoding& e, const Scaling& scaling = {}) const;
+  // Full-size graph (batch and dtype from `options`; resolution = network resolution x scaling).
+  models::Graph BuildFull(const Encoding& e, const Scaling& scaling,
+                          const models::BuildOptions& options) const;
+  // Proxy-size graph for training (proxy resolution x scaling, proxy width, classes, channels),
+  // with the space's proxy settings or others.
+  models::Graph BuildProxy(const Encoding& e, const Scaling& scaling) const;
+  models::Graph BuildProxy(const Encoding& e, const Scaling& scaling,
+                           const ProxySettings& proxy) const;
+  // Proxy resolution for a scaling: base x coefficient, rounded to a multiple of 4.
+  static int ProxyResolution(int base, const Scaling& scaling);
+
+  // Uniform sample of a valid canonical encoding (rejection sampling; throws InputError when no
+  // valid architecture is found in 1,000 draws).
+  Encoding Sample(std::mt19937_64& rng) const;
+  // Changes `k` distinct choices to other values; the result is valid and canonical.
+  Encoding Mutate(const Encoding& e, int k, std::mt19937_64& rng) const;
+  // Uniform crossover (each choice from either parent); valid and canonical.
+  Encoding Crossover(const Encoding& a, const Encoding& b, std::mt19937_64& rng) const;
+  bool IsValid(const Encoding& e) const;
+  // The resolved fields of unit `unit`'s layers under `e` (defaults, fixed values, choices).
+  LayerPatch UnitFields(const Encoding& e, size_t unit) const { return Resolve(e, unit); }
+
+ private:
+  static Space ParseChecked(const std::string& yaml_text, const std::string& file);
+  // The resolved fields of every layer position of a unit under `e`.
+  LayerPatch Resolve(const Encoding& e, size_t unit) const;
+  // Per-unit offsets of the unit's choices into the encoding.
+  std::vector<size_t> offsets_;
+  // Per vector position, value -> the first value that gives the same network (filters
+  // multipliers that round to one width, e.g. 0.75 and 1 of 16 filters).
+  std::vector<std::vector<int>> alias_;
+  void Finalize();
+
+  std::string name_, description_, file_, fingerprint_;
+  NetworkSettings network_;
+  ProxySettings proxy_;
+  std::vector<StageSkeleton> stages_;
+  std::vector<Unit> units_;
+  std::vector<int> choice_counts_;
+  std::vector<std::string> choice_names_;
+};
+
+// A network of block strings located in a space (FindEncoding).
+struct SpaceMatch {
+  Encoding encoding;  // canonical
+  // True when the network settings agree too (stem and head filters and activation, SE
+  // coefficient, resolution); otherwise the encoding is the space's counterpart of the network:
+  // the same blocks inside this space's stem and head, and `differences` says what differs.
+  bool exact = false;
+  std::vector<std::string> differences;
+};
+// Finds the architecture whose decoded blocks are `target`'s (blocks without an activation flag
+// take the target's default activation), unit by unit: each unit's value combinations are tried
+// with the earlier units fixed, keeping the first that matches most of the target's blocks.
+// Nothing when the space cannot express the blocks.
+std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNetworkSpec& target);
+
+// The architecture of space `to` whose layers make the same choices as `e` in space `from`
+// (block, kernel, expansion, SE, activation, repeats, filters multiplier, space-to-depth, per
+// unit), e.g. a mnasnet-space network's counterpart in the dc-accelerator space: the same blocks
+// inside `to`'s stem and head. Needs the same units (stages and layers) in both; nothing when
+// `to` cannot make one of the choices.
+std::optional<Encoding> ProjectEncoding(const Space& from, const Space& to, const Encoding& e);
+
+// Features of an architecture for the accuracy surrogate: one-hot per choice of the canonical
+// encoding, then log10 params, log10 FLOPs, layers, resolution, depth, width and resolution
+// coefficients (full-size counts at batch 1).
+struct FeatureSet {
+  std::vector<std::string> names;
+  std::vector<float> values;  // row-major, rows x names.size()
+  size_t rows = 0;
+};
+std::vector<std::string> FeatureNames(const Space& space);
+// Appends one row of features (names as FeatureNames) to `out`.
+void AppendFeatures(const Space& space, const Encoding& e, const Scaling& scaling, double params,
+                    double flops, FeatureSet& out);
+
+}  // namespace dcnas::space

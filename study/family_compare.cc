@@ -1,0 +1,125 @@
+#include "study/family_compare.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.h"
+#include "common/text.h"
+#include "study/precision.h"
+
+namespace dcnas::study {
+
+Lineup PairFamilyMembers(const std::vector<std::string>& families,
+                         const models::ModelRegistry& registry) {
+  const std::vector<std::string> known = registry.Families();
+  for (const std::string& family : families) {
+    if (std::find(known.begin(), known.end(), family) == known.end()) {
+      throw InputError("unknown family '" + family + "'" + DidYouMean(family, known));
+    }
+  }
+  Lineup lineup;
+  lineup.headers = families;
+  lineup.models.resize(families.size());
+  if (families.empty()) return lineup;
+  for (const models::ModelEntry* entry : registry.Family(families[0])) {
+    const std::string suffix = entry->name.substr(families[0].size() + 1);
+    std::vector<std::string> names{entry->name};
+    for (size_t c = 1; c < families.size(); ++c) {
+      const std::string other = families[c] + "-" + suffix;
+      if (registry.Contains(other)) names.push_back(other);
+    }
+    if (names.size() != families.size()) continue;
+    lineup.members.push_back(suffix);
+    for (size_t c = 0; c < names.size(); ++c) lineup.models[c].push_back(names[c]);
+  }
+  if (lineup.members.empty()) {
+    throw InputError("families " + Join(families, ",") + " share no members");
+  }
+  return lineup;
+}
+
+Lineup PairModels(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  if (pairs.empty()) throw InputError("compare: --pairs names no BASELINE:CANDIDATE pair");
+  Lineup lineup;
+  lineup.headers = {"baseline", "candidate"};
+  lineup.models.resize(2);
+  for (const auto& [baseline, candidate] : pairs) {
+    lineup.models[0].push_back(baseline);
+    lineup.models[1].push_back(candidate);
+    lineup.members.push_back(baseline + ":" + candidate);
+  }
+  return lineup;
+}
+
+std::vector<CompareColumn> CompareColumns(const Lineup& lineup,
+                                          const std::vector<std::string>& setup_names) {
+  if (setup_names.empty() || setup_names.size() > 2) {
+    throw InputError("compare: give one accelerator, or two to compare them");
+  }
+  std::vector<CompareColumn> columns;
+  for (size_t c = 0; c < lineup.models.size(); ++c) {
+    if (setup_names.size() == 1) {
+      CompareColumn column{.header = lineup.headers[c], .lineup_column = c};
+      if (c > 0) column.baseline = 0;
+      columns.push_back(column);
+    } else {
+      const size_t base = columns.size();
+      columns.push_back(
+          CompareColumn{.header = lineup.headers[c] + "@" + setup_names[0], .lineup_column = c});
+      columns.push_back(CompareColumn{.header = lineup.headers[c] + "@" + setup_names[1],
+                                      .lineup_column = c,
+                                      .setup = 1,
+                                      .baseline = base});
+    }
+  }
+  return columns;
+}
+
+std::vector<double> Speedups(const std::vector<double>& baseline_ms,
+                             const std::vector<double>& latency_ms) {
+  if (baseline_ms.size() != latency_ms.size()) {
+    throw InternalError("Speedups: " + std::to_string(baseline_ms.size()) + " baseline and " +
+                        std::to_string(latency_ms.size()) + " latencies");
+  }
+  std::vector<double> out;
+  out.reserve(latency_ms.size());
+  for (size_t i = 0; i < latency_ms.size(); ++i) out.push_back(baseline_ms[i] / latency_ms[i]);
+  return out;
+}
+
+double GeometricMean(const std::vector<double>& values) {
+  if (values.empty()) throw InternalError("GeometricMean of no values");
+  double log_sum = 0;
+  for (double v : values) log_sum += std::log(v);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+void ComputeSpeedups(std::vector<CompareColumn>& columns) {
+  for (CompareColumn& column : columns) {
+    if (!column.baseline) continue;
+    column.speedup = Speedups(columns.at(*column.baseline).latency_ms, column.latency_ms);
+    column.geomean_speedup = GeometricMean(column.speedup);
+  }
+}
+
+Comparison Compare(const Lineup& lineup, const std::vector<sim::SimSetup>& setups,
+                   const RunOptions& options, const models::ModelRegistry& registry) {
+  for (const sim::SimSetup& setup : setups) {
+    (void)models::ParseDType(PrecisionFor(options.precision, setup.spec.kind));
+  }
+  for (const auto& names : lineup.models) RequireKnownModels(names, registry);
+  std::vector<std::string> setup_names;
+  for (const sim::SimSetup& setup : setups) setup_names.push_back(setup.spec.name);
+  Comparison out{lineup, CompareColumns(lineup, setup_names)};
+  std::vector<sim::CostCache> caches(setups.size());
+  for (CompareColumn& column : out.columns) {
+    const std::vector<sim::Report> reports =
+        SimulateModels(lineup.models[column.lineup_column], setups[column.setup], options, registry,
+                       &caches[column.setup]);
+    for (const sim::Report& r : reports) column.latency_ms.push_back(r.latency_s * 1e3);
+  }
+  ComputeSpeedups(out.columns);
+  return out;
+}
+
+}  // namespace dcnas::study
