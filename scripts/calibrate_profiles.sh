@@ -63,7 +63,7 @@ calibrate h200-pytorch-eager-fp16 --accel h200 --stack pytorch-eager --precision
 # (timm RTX 3090 / 4090, NVIDIA DLE V100 / A100 80 GB / T4, the project's H200), each row on its
 # own chip file, with the per-core DRAM streaming limit fitted beside the memory efficiency
 # (sim/README.md, "Memory"). Its leave-one-device-out table is the spec-sheet transfer to each
-# chip from the other five (calibrate/README.md, "Six chips pooled").
+# chip from the other five (docs/transfer-study.md, "Six chips pooled").
 printf 'name: core-stream-start\ndescription: "start (and regularisation target) of the per-core streaming limit"\nparams:\n  core_stream_bytes_per_cycle: 5\n' \
   > "$rep/core-stream-start.yaml"
 calibrate gpus-pytorch-eager-fp16 --name gpus-pytorch-eager-fp16 \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Leave-one-device-out transfer study (calibrate/README.md, "Cross-generation transfer"): for each
+# Leave-one-device-out transfer study (docs/transfer-study.md): for each
 # pair of chips that share a regime and software stack (RTX 3090 / 4090 under timm, V100 / A100
 # and T4 / V100 under NVIDIA DLE's eager PyTorch, V100 / A100 under NVIDIA DLE's TensorFlow 1.15,
 # T4 / V100 under PaddleClas's TensorRT tables; and each eager fp16 chip to the project's own H200

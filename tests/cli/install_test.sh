@@ -16,9 +16,19 @@ if [ -z "$dcnas" ] || [ -z "$data" ]; then
   exit 1
 fi
 echo "ok   installed $dcnas and its data"
-for d in stacks calibrated measurements measurements/bookkeeping; do
-  if [ -d "$(dirname "$(dirname "$data")")/$d" ]; then echo "ok   installed data/$d"; else
-    echo "FAIL data/$d not installed"; fails=$((fails + 1)); fi
+share=$(dirname "$(dirname "$data")")
+# What the binary reads: by name (accelerators, stacks, calibrated profiles, cpus, search spaces)
+# and the shipped inputs its commands take by path (measurements, the surrogate).
+for f in stacks/xla-tpu.yaml calibrated/tpu-v3-xla-tpu-bf16.yaml cpus/microarchitectures.yaml \
+  search_spaces/dc-accelerator.yaml measurements/timm_rtx4090.csv surrogates/dc-accelerator.ubj; do
+  if [ -f "$share/$f" ]; then echo "ok   installed data/$f"; else
+    echo "FAIL data/$f not installed"; fails=$((fails + 1)); fi
+done
+# The studies' outputs and datasets, the importer's inputs and the READMEs stay in the source tree.
+for f in calibrated/reports accuracy search-study study measurements/bookkeeping \
+  measurements/sources README.md calibrated/README.md surrogates/dc-accelerator.ubj.report.json; do
+  if [ -e "$share/$f" ]; then echo "FAIL data/$f installed"; fails=$((fails + 1)); else
+    echo "ok   data/$f not installed"; fi
 done
 
 mkdir -p "$tmp/elsewhere"
