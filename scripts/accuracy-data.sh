@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generates the shipped accuracy data of the dc-accelerator space (data/accuracy/README.md):
 # 600 architectures sampled with seed 1, each trained once on the chosen proxy (16 px Fashion-MNIST,
-# 5,000 training images, 2 epochs; search/README.md, "Choosing the proxy"). Runs for hours on two
+# 5,000 training images, 2 epochs; proxy/README.md, "Choosing the proxy"). Runs for hours on two
 # cores and resumes where it stopped: rerun it after an interruption.
 set -euo pipefail
 # shellcheck source=args.sh

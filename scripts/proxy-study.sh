@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chooses the accuracy proxy by measurement (search/README.md, "Choosing the proxy"): the same 30
+# Chooses the accuracy proxy by measurement (proxy/README.md, "Choosing the proxy"): the same 30
 # architectures of the dc-accelerator space, trained with two seeds under three short proxy
 # settings, and once under 4x longer trainings (of the cheapest setting first). Resumable: rerun
 # it after an interruption.

@@ -103,7 +103,7 @@ def main():
         "proxy, validation accuracy in percent, trained for real (16 px, width 0.25, 5,000 "
         "images, 6 epochs, one seed); the searches used the XGBoost surrogate of that proxy. "
         "None of these accuracies is ImageNet's: they rank networks, with the proxy's noise "
-        "(seed-to-seed Kendall tau about 0.35-0.4, search/README.md).", ""]
+        "(seed-to-seed Kendall tau about 0.35-0.4, proxy/README.md).", ""]
 
     # 1. The searches.
     lines += ["## 1. Architecture search (data/search-study)", ""]
