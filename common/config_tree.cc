@@ -89,14 +89,6 @@ YAML::Node ResolveChain(const YAML::Node& node, const std::string& file, const s
 
 }  // namespace
 
-Override ParseOverride(const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw InputError("--set '" + text + "': expected key.path=value");
-  }
-  return Override{text.substr(0, eq), text.substr(eq + 1)};
-}
-
 namespace {
 
 constexpr int kMaxYamlDepth = 64;

@@ -14,18 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/override.h"
+
 namespace dcnas {
-
-// One `--set key=value` override: a dotted path into the YAML tree (array elements by index,
-// e.g. `on_chip.0.capacity_kib`) and the new scalar value.
-struct Override {
-  std::string path;
-  std::string value;
-};
-
-// Parses "a.b=1" (and "a.b=1,2,3" for sweeps, which split the value at commas); throws InputError
-// on a missing '=' or empty key.
-Override ParseOverride(const std::string& text);
 
 // Parses YAML text strictly: one document only, no duplicate keys in a map (yaml-cpp would keep
 // the first silently), no tags beyond YAML's own, at most 64 levels of nesting. Throws InputError

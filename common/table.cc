@@ -88,6 +88,12 @@ std::string FormatShortest(double value) {
   return {buffer.data(), result.ptr};
 }
 
+std::string FormatShortestReal(double value) {
+  std::string text = FormatShortest(value);
+  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
 std::string FormatSignificant(double value, int digits) {
   std::array<char, 64> buffer{};
   std::snprintf(buffer.data(), buffer.size(), "%.*g", digits, value);

@@ -31,6 +31,8 @@ std::string FormatInt(int64_t value);               // 1234567 -> "1,234,567"
 std::string FormatFixed(double value, int digits);  // fixed decimals
 // The shortest text that reads back as the same double ("0.1", "15", "1e-07"): for files.
 std::string FormatShortest(double value);
+// The same, but an integral value keeps its decimal point ("15.0"), as JSON writes a double.
+std::string FormatShortestReal(double value);
 // `digits` significant digits, as printf's %g ("0.333333", "1e+06"): for messages and labels.
 std::string FormatSignificant(double value, int digits = 6);
 // A speedup as text: "1.23x faster" (>= 1) or "1.23x slower".

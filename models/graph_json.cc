@@ -1,6 +1,7 @@
 #include "models/graph_json.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/errors.h"

@@ -1,6 +1,7 @@
 #include "search/journal.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "common/errors.h"
 

@@ -104,7 +104,7 @@ Chart ParetoChart(const space::Space& space, const SearchOptions& options,
   if (!refs.x.empty()) chart.series.push_back(refs);
   chart.references.push_back({.vertical = true,
                               .value = options.target_ms,
-                              .label = "target " + FormatShortest(options.target_ms) + " ms",
+                              .label = "target " + FormatShortestReal(options.target_ms) + " ms",
                               .color = "#cc79a7"});
   return chart;
 }
@@ -484,8 +484,8 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
   for (size_t i : result.front) {
     const SearchPoint& p = result.points[i];
     const models::OpCounts counts = models::CountGraph(space.BuildFull(p.encoding, {}, {}));
-    csv << FormatShortest(p.accuracy) << "," << FormatShortest(p.latency_ms) << ","
-        << FormatShortest(p.reward) << "," << counts.params << "," << counts.flops << ","
+    csv << FormatShortestReal(p.accuracy) << "," << FormatShortestReal(p.latency_ms) << ","
+        << FormatShortestReal(p.reward) << "," << counts.params << "," << counts.flops << ","
         << space.ToText(p.encoding) << "," << Join(space.Decode(p.encoding).blocks, " ") << "\n";
   }
   WriteFileAtomic((dir / "pareto.csv").string(), csv.str());
@@ -500,8 +500,8 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
   txt << "best of " << result.points.size() << " evaluations (" << options.strategy << ", seed "
       << options.seed << ") in " << space.name() << "\n"
       << "encoding   " << space.ToText(best.encoding) << " (id " << best.id << ")\n"
-      << "reward     " << FormatShortest(best.reward) << "\naccuracy   "
-      << FormatShortest(best.accuracy) << "\nlatency_ms " << FormatShortest(best.latency_ms)
+      << "reward     " << FormatShortestReal(best.reward) << "\naccuracy   "
+      << FormatShortestReal(best.accuracy) << "\nlatency_ms " << FormatShortestReal(best.latency_ms)
       << "\nparams     " << counts.params << "\nflops      " << counts.flops
       << "\n\nops per stage:\n";
   for (size_t s = 0; s < decoded.stage_ops.size(); ++s) {
@@ -512,8 +512,8 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
   if (!result.references.empty()) txt << "\nreferences:\n";
   for (const Reference& r : result.references) {
     txt << "  " << ReferenceLabel(r) << ": latency_ms "
-        << (r.latency_ms ? FormatShortest(*r.latency_ms) : std::string("-")) << ", accuracy "
-        << (r.accuracy ? FormatShortest(*r.accuracy) : std::string("-"));
+        << (r.latency_ms ? FormatShortestReal(*r.latency_ms) : std::string("-")) << ", accuracy "
+        << (r.accuracy ? FormatShortestReal(*r.accuracy) : std::string("-"));
     if (!r.differences.empty()) txt << "; counterpart differs in " << Join(r.differences, ", ");
     if (!r.note.empty()) txt << "; " << r.note;
     txt << "\n";
@@ -525,8 +525,8 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
       }
       const SearchPoint& p = result.points[*c.point];
       txt << "    fastest point at least as accurate: " << space.ToText(p.encoding) << ", "
-          << FormatShortest(p.latency_ms) << " ms (" << SpeedupText(c.speedup) << "), accuracy "
-          << FormatShortest(p.accuracy) << " (" << (c.accuracy_gain >= 0 ? "+" : "")
+          << FormatShortestReal(p.latency_ms) << " ms (" << SpeedupText(c.speedup) << "), accuracy "
+          << FormatShortestReal(p.accuracy) << " (" << (c.accuracy_gain >= 0 ? "+" : "")
           << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
     }
   }

@@ -53,9 +53,9 @@ CompareResult CompareStrategies(const space::Space& space, const CompareOptions&
   std::ostringstream csv;
   csv << "strategy,budget,seed,best_reward,best_accuracy,best_latency_ms\n";
   for (const CompareRun& r : result.runs) {
-    csv << r.strategy << "," << r.budget << "," << r.seed << "," << FormatShortest(r.best_reward)
-        << "," << FormatShortest(r.best_accuracy) << "," << FormatShortest(r.best_latency_ms)
-        << "\n";
+    csv << r.strategy << "," << r.budget << "," << r.seed << ","
+        << FormatShortestReal(r.best_reward) << "," << FormatShortestReal(r.best_accuracy) << ","
+        << FormatShortestReal(r.best_latency_ms) << "\n";
   }
   const std::filesystem::path d(dir);
   WriteFileAtomic((d / "runs.csv").string(), csv.str());

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/config_tree.h"
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "sim/spec.h"

@@ -8,8 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "common/config_tree.h"
+#include "common/override.h"
 #include "sim/cost/params.h"
+
+namespace YAML {
+class Node;
+}  // namespace YAML
 
 namespace dcnas::sim {
 

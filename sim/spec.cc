@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/config_tree.h"
 #include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/text.h"

@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "common/config_tree.h"
+#include "common/override.h"
 #include "models/tensor.h"
 #include "sim/cost/types.h"
+
+namespace YAML {
+class Node;
+}  // namespace YAML
 
 namespace dcnas::sim {
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "common/config_tree.h"
 #include "common/errors.h"
 #include "sim/spec.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/config_tree.h"
+#include "common/override.h"
 #include "models/graph.h"
 #include "sim/engine.h"
 

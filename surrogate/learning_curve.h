@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "surrogate/ensemble.h"
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <span>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace dcnas::surrogate {
 

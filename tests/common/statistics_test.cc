@@ -27,6 +27,9 @@ TEST_CASE("median and quantiles of small samples", "[statistics]") {
 TEST_CASE("numbers for files round-trip; numbers for people have six digits", "[statistics]") {
   CHECK(FormatShortest(0.1) == "0.1");
   CHECK(FormatShortest(15.0) == "15");
+  CHECK(FormatShortestReal(15.0) == "15.0");
+  CHECK(FormatShortestReal(0.25) == "0.25");
+  CHECK(FormatShortestReal(1e20) == "1e+20");
   CHECK(std::stod(FormatShortest(1.0 / 3.0)) == 1.0 / 3.0);
   CHECK(FormatSignificant(1.0 / 3.0) == "0.333333");
   CHECK(FormatSignificant(1234567.0) == "1.23457e+06");

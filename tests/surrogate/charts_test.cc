@@ -1,6 +1,7 @@
 #include "surrogate/parity_chart.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "common/errors.h"
 #include "surrogate/learning_curve.h"

@@ -1,6 +1,7 @@
 #include "surrogate/metrics.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <random>

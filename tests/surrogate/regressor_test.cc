@@ -1,6 +1,7 @@
 #include "surrogate/regressor.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
