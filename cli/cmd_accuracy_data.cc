@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/cli.h"
+#include "cli/executor_options.h"
 #include "cli/recipe_options.h"
 #include "common/table.h"
 #include "exec/executor.h"
@@ -14,9 +15,6 @@
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/train.h"
 #include "proxy/generate.h"
-#endif
-#ifdef DCNAS_WITH_MPI
-#include "exec/mpi_executor.h"
 #endif
 
 namespace dcnas::cli {
@@ -27,33 +25,37 @@ int Generate(const Args&) {
   throw UsageError("accuracy-data generate needs LibTorch (this dcnas was built without it)");
 }
 #else
-int Generate(const Args& args) {
-  po::options_description options("options");
+struct GenerateArgs {
   std::string space_file;
   proxy::GenerateOptions g;
   RecipeArgs recipe;
-  std::string executor;
-  double timeout_s = 0.0;
-  options.add_options()("space", po::value(&space_file), "search-space YAML file")(
+  ExecutorArgs exec;
+};
+
+void AddGenerateOptions(po::options_description& options, GenerateArgs& a) {
+  proxy::GenerateOptions& g = a.g;
+  options.add_options()("space", po::value(&a.space_file), "search-space YAML file")(
       "count", po::value(&g.count)->default_value(0), "architectures to sample and train")(
       "seed", po::value(&g.seed)->default_value(0), "seed of the sampling (and of the runs)")(
       "replicates", po::value(&g.replicates)->default_value(1),
       "trainings per architecture with different seeds (2 measures the label noise)")(
       "scaling", po::bool_switch(&g.scaling),
       "also sample compound-scaling coefficients (depth, width, resolution) per architecture")(
-      "jobs", po::value(&g.jobs)->default_value(1),
-      "trainings side by side (worker processes, one LibTorch thread each)")(
-      "data-dir", po::value(&g.data_dir)->default_value(models::libtorch::kFashionMnistDir),
-      "Fashion-MNIST directory")("limit-eval", po::value(&g.limit_eval)->default_value(0),
-                                 "validate and test on at most this many images (smoke tests)")(
       "out", po::value(&g.out), "accuracy CSV (appended one fsync'ed row per finished run)")(
-      "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing")(
-      "executor", po::value(&executor)->default_value("process"),
-      "process (forked workers, --jobs at a time) or mpi (under mpirun: rank 0 writes the file, "
-      "the other ranks train)")("task-timeout", po::value(&timeout_s)->default_value(0.0),
-                                "--executor mpi: seconds one training may take before its "
-                                "worker is given up on (0: no limit)");
-  AddRecipeOptions(options, recipe);
+      "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing");
+  AddTrainerOptions(options, g.jobs, g.data_dir, g.limit_eval);
+  a.exec.AddOptions(options,
+                    "process (forked workers, --jobs at a time) or mpi (under mpirun: rank 0 "
+                    "writes the file, the other ranks train)",
+                    "--executor mpi: seconds one training may take before its worker is given up "
+                    "on (0: no limit)");
+  AddRecipeOptions(options, a.recipe);
+}
+
+int Generate(const Args& args) {
+  po::options_description options("options");
+  GenerateArgs a;
+  AddGenerateOptions(options, a);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas accuracy-data generate --space FILE --count N --seed S [proxy options] "
@@ -64,30 +66,20 @@ int Generate(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
-  if (space_file.empty()) throw UsageError("accuracy-data generate: --space is required");
-  const bool mpi = UseMpiExecutor(executor, "run the whole plan");
-  const space::Space space = space::Space::Load(space_file);
-  g.recipe = ResolveRecipe(recipe, space);
+  if (a.space_file.empty()) throw UsageError("accuracy-data generate: --space is required");
+  proxy::GenerateOptions& g = a.g;
+  const bool mpi = a.exec.UseMpi("run the whole plan", g.jobs, "jobs");
+  const space::Space space = space::Space::Load(a.space_file);
+  g.recipe = ResolveRecipe(a.recipe, space);
+  proxy::ValidateRecipe(g.recipe, g.jobs);
+  const auto progress = StatusLine(/*print_updates_when_piped=*/true);
   proxy::GenerateSummary summary;
-  if (mpi) {
-#ifdef DCNAS_WITH_MPI
-    if (g.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
-    proxy::ValidateRecipe(g.recipe, g.jobs);
-    std::optional<models::libtorch::TrainingData> data;  // workers only
-    const bool master = exec::RunMasterWorker(
-        timeout_s,
-        [&] {
-          data.emplace(models::libtorch::TrainingData::Load(g.data_dir));
-          return proxy::GenerateWorker(space, g, *data);
-        },
-        [&](exec::Executor& mpi_executor) {
-          summary = proxy::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true),
-                                    mpi_executor);
-        });
-    if (!master) return 0;
-#endif
-  } else {
-    summary = proxy::Generate(space, g, StatusLine(/*print_updates_when_piped=*/true));
+  const auto worker = [&] { return proxy::GenerateWorker(space, g); };
+  if (!RunJob(mpi, a.exec.task_timeout_s, worker, [&](exec::Executor* executor) {
+        summary = executor != nullptr ? proxy::Generate(space, g, progress, *executor)
+                                      : proxy::Generate(space, g, progress);
+      })) {
+    return 0;
   }
   std::cerr << "accuracy-data: " << summary.trained << " trained, " << summary.already_done
             << " already done, " << summary.failed << " failed of " << summary.planned

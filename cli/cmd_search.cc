@@ -1,117 +1,50 @@
 // dcnas search: architecture search scored by the simulator (or a latency table) and the
 // accuracy surrogate (or an accuracy table), journaled and resumable.
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include "cli/cli.h"
+#include "cli/executor_options.h"
 #include "cli/recipe_options.h"
 #include "cli/sim_common.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "common/table.h"
 #include "common/text.h"
-#include "exec/executor.h"
+#include "search/accuracy_factory.h"
 #include "search/objectives.h"
 #include "search/run.h"
 #include "search/strategy_compare.h"
 #include "space/space.h"
-#ifdef DCNAS_WITH_MPI
-#include "exec/mpi_executor.h"
-#endif
-#ifdef DCNAS_WITH_XGBOOST
-#include "search/surrogate_objective.h"
-#endif
 #ifdef DCNAS_WITH_TORCH
-#include "models/torch/dataset.h"
+#include "models/torch/fashion_mnist.h"
 #include "proxy/finalists.h"
-#include "search/train_objective.h"
 #endif
 
 namespace dcnas::cli {
 namespace {
-
-// "kind:FILE" -> {kind, FILE}; a bare word -> {word, ""}.
-std::pair<std::string, std::string> SplitSource(const std::string& text) {
-  const size_t colon = text.find(':');
-  if (colon == std::string::npos) return {text, ""};
-  return {text.substr(0, colon), text.substr(colon + 1)};
-}
-
-std::string FileSha256(const std::string& path) { return Sha256Hex(ReadFile(path)); }
-
-// How `--accuracy train[:RECIPE]` trains (search::ProxyRecipe::WithKey over the space's proxy).
-struct TrainArgs {
-  int jobs = 1;
-  uint64_t seed = 0;
-  int64_t limit_eval = 0;
-};
-
-std::unique_ptr<search::AccuracyObjective> MakeAccuracy(const std::string& text,
-                                                        const space::Space& space, double min_tau,
-                                                        const TrainArgs& train) {
-  const auto [kind, file] = SplitSource(text);
-  if (kind == "train") {
-#ifdef DCNAS_WITH_TORCH
-    search::TrainAccuracyOptions t;
-    t.recipe.resolution = space.proxy().resolution;
-    t.recipe.width = space.proxy().width;
-    t.recipe.removed_downsamples = space.proxy().removed_downsamples;
-    if (!file.empty()) t.recipe = t.recipe.WithKey(file);
-    t.jobs = train.jobs;
-    t.seed = train.seed;
-    t.limit_eval = train.limit_eval;
-    t.data_dir = models::libtorch::kFashionMnistDir;
-    return search::MakeTrainAccuracy(space, t);
-#else
-    (void)train;
-    throw UsageError("--accuracy train needs LibTorch (this dcnas was built without it)");
-#endif
-  }
-  if ((kind == "table" || kind == "surrogate") && file.empty()) {
-    throw UsageError("--accuracy " + kind + ": needs a file (" + kind + ":FILE)");
-  }
-  if (kind == "table") return search::MakeTableAccuracy(file, space, FileSha256(file));
-  if (kind == "counterpart" && file.empty()) {
-    throw UsageError("--accuracy counterpart: needs a surrogate file (counterpart:FILE)");
-  }
-  if (kind == "surrogate" || kind == "counterpart") {
-#ifdef DCNAS_WITH_XGBOOST
-    if (kind == "counterpart") {
-      return search::MakeCounterpartSurrogateAccuracy(file, space, min_tau, FileSha256(file));
-    }
-    return search::MakeSurrogateAccuracy(file, space, min_tau, FileSha256(file));
-#else
-    (void)min_tau;
-    throw UsageError("--accuracy surrogate: this dcnas was built without XGBoost");
-#endif
-  }
-  throw UsageError("unknown --accuracy '" + text +
-                   "' (valid: surrogate:FILE, counterpart:FILE, table:FILE, train[:RECIPE])");
-}
 
 struct SearchArgs {
   SimSelection sim_sel;
   std::string space_file, accuracy_text, latency_text, out;
   search::SearchOptions o;
   int batch = 128;
-  double min_tau = 0.5;
+  search::AccuracyFactoryOptions accuracy;
   std::string references;
-  TrainArgs train;
   int finalists = 0;
   std::string finalists_recipe;
-  std::string executor = "process";
-  double task_timeout_s = 0.0;
+  ExecutorArgs exec;
 };
 
-void AddSearchOptions(po::options_description& options, SearchArgs& a) {
+// The options of the space, the objectives and the reward that `search` and `search compare`
+// share, and --out (`out_help`); the simulated setup's (SimSelection) come after each command's
+// own.
+void AddObjectiveOptions(po::options_description& options, SearchArgs& a,
+                         const std::string& out_help) {
   search::SearchOptions& o = a.o;
   options.add_options()("space", po::value(&a.space_file), "search-space YAML file")(
-      "strategy", po::value(&o.strategy)->default_value(o.strategy),
-      "random, evolution, rl, nsga2 (Pareto: accuracy up, latency down) or predictor")(
       "batch", po::value(&a.batch)->default_value(a.batch), "batch size of the simulated graphs")(
       "target-ms", po::value(&o.target_ms), "latency target T of the reward (ms per batch)")(
       "w", po::value(&o.w)->default_value(o.w), "soft reward exponent: ACC * (LAT / T)^w")(
@@ -121,39 +54,61 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
       "another space with the same stages, scoring each candidate's counterpart there), or "
       "train[:RECIPE] (each candidate trained on the proxy; RECIPE as in the accuracy data, "
       "e.g. r16_n5000_e2; validation accuracy)")(
-      "train-jobs", po::value(&a.train.jobs)->default_value(1),
+      "min-surrogate-tau",
+      po::value(&a.accuracy.min_surrogate_tau)->default_value(a.accuracy.min_surrogate_tau),
+      "refuse a surrogate whose held-out Kendall tau is below this")(
+      "latency", po::value(&a.latency_text)->default_value("sim"),
+      "sim (the simulator) or table:FILE (encoding,latency_ms)")(
+      "threads", po::value(&o.threads)->default_value(o.threads),
+      "threads scoring a round's candidates (the result does not depend on it)")(
+      "out", po::value(&a.out), out_help.c_str());
+}
+
+void AddSearchOptions(po::options_description& options, SearchArgs& a) {
+  search::SearchOptions& o = a.o;
+  AddObjectiveOptions(options, a,
+                      "run directory (journal.jsonl, pareto.csv, best.*, summary.json)");
+  options.add_options()(
+      "strategy", po::value(&o.strategy)->default_value(o.strategy),
+      "random, evolution, rl, nsga2 (Pareto: accuracy up, latency down) or predictor")(
+      "train-jobs", po::value(&a.accuracy.train_jobs)->default_value(1),
       "--accuracy train: trainings side by side (use --in-flight >= this)")(
-      "train-limit-eval", po::value(&a.train.limit_eval)->default_value(0),
+      "train-limit-eval", po::value(&a.accuracy.train_limit_eval)->default_value(0),
       "--accuracy train: validate on at most this many images (smoke tests)")(
       "finalists", po::value(&a.finalists)->default_value(0),
       "after the search, train the K best of the front and the references for real (`dcnas "
       "search finalists`; LibTorch builds)")(
       "finalists-recipe", po::value(&a.finalists_recipe),
       "their recipe (recipe key, e.g. r16_n5000_e8; default: the surrogate's training recipe "
-      "with 4x the epochs)")("min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
-                             "refuse a surrogate whose held-out Kendall tau is below this")(
-      "latency", po::value(&a.latency_text)->default_value("sim"),
-      "sim (the simulator) or table:FILE (encoding,latency_ms)")(
-      "budget", po::value(&o.budget), "evaluations")("seed", po::value(&o.seed)->default_value(0),
-                                                     "seed of the strategy")(
-      "out", po::value(&a.out), "run directory (journal.jsonl, pareto.csv, best.*, summary.json)")(
+      "with 4x the epochs)")("budget", po::value(&o.budget), "evaluations")(
+      "seed", po::value(&o.seed)->default_value(0), "seed of the strategy")(
       "resume", po::bool_switch(&o.resume), "continue the journal in --out")(
       "in-flight", po::value(&o.in_flight)->default_value(o.in_flight),
       "candidates asked per round before any is told (asynchronous search; recorded in the "
-      "journal)")("threads", po::value(&o.threads)->default_value(o.threads),
-                  "threads scoring a round's candidates (the result does not depend on it)")(
-      "executor", po::value(&a.executor)->default_value(a.executor),
-      "process (this process, --threads) or mpi (under mpirun: rank 0 searches and journals, "
-      "the other ranks simulate each round's candidates; the result does not depend on it)")(
-      "async", po::bool_switch(&o.asynchronous),
-      "--executor mpi: asynchronous search, each result told as it arrives and replaced by a "
-      "new candidate at once (no round barrier; the journal's order is the arrival order)")(
-      "task-timeout", po::value(&a.task_timeout_s)->default_value(0.0),
-      "--executor mpi: seconds a worker may take for one candidate (0: no limit)")(
+      "journal)")("async", po::bool_switch(&o.asynchronous),
+                  "--executor mpi: asynchronous search, each result told as it arrives and "
+                  "replaced by a new candidate at once (no round barrier; the journal's order is "
+                  "the arrival order)")(
       "references", po::value(&a.references)->default_value(Join(o.references, ",")),
       "zoo models scored beside the search (pareto.svg, best.txt, summary.json); none: no "
       "references");
+  a.exec.AddOptions(options,
+                    "process (this process, --threads) or mpi (under mpirun: rank 0 searches and "
+                    "journals, the other ranks simulate each round's candidates; the result does "
+                    "not depend on it)",
+                    "--executor mpi: seconds a worker may take for one candidate (0: no limit)");
   a.sim_sel.AddOptions(options, false);
+}
+
+// `command`'s required options: --space, --accuracy, --out, then those in `more`.
+void RequireOptions(const SearchArgs& a, const po::variables_map& vm, const std::string& command,
+                    const std::vector<std::string>& more) {
+  if (a.space_file.empty() || a.out.empty() || a.accuracy_text.empty()) {
+    throw UsageError(command + ": --space, --accuracy and --out are required");
+  }
+  for (const std::string& name : more) {
+    if (vm.count(name) == 0) throw UsageError(command + ": --" + name + " is required");
+  }
 }
 
 // The latency objective (the simulator with the --accel/--stack/... setup, or a table); sets the
@@ -173,10 +128,10 @@ std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const space
   lo.fusion = !sel.no_fusion;
   a.o.graph_options.batch = a.batch;
   a.o.graph_options.dtype = models::ParseDType(lo.precision);
-  const auto [kind, file] = SplitSource(a.latency_text);
+  const auto [kind, file] = search::SplitObjectiveSpec(a.latency_text);
   if (a.latency_text == "sim") return std::make_unique<search::SimLatency>(space, setup, lo);
   if (kind == "table" && !file.empty()) {
-    return search::MakeTableLatency(file, space, FileSha256(file));
+    return search::MakeTableLatency(file, space, Sha256Hex(ReadFile(file)));
   }
   throw UsageError("unknown --latency '" + a.latency_text + "' (valid: sim, table:FILE)");
 }
@@ -210,30 +165,34 @@ class SearchStatus {
   int64_t fresh_ = 0;
 };
 
+// --budgets: comma-separated numbers of evaluations, each in [1, 1e9].
+std::vector<int64_t> ParseBudgets(const std::string& text) {
+  std::vector<int64_t> budgets;
+  for (const std::string& b : SplitList(text)) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(b, &used);
+      if (used != b.size() || v < 1 || v > 1000000000) throw std::invalid_argument(b);
+      budgets.push_back(v);
+    } catch (const std::exception&) {
+      throw UsageError("--budgets: '" + b + "' is not a number of evaluations in [1, 1e9]");
+    }
+  }
+  return budgets;
+}
+
 // dcnas search compare: several strategies, seeds and budgets on the same objectives.
 int RunSearchCompare(const Args& args) {
   po::options_description options("options");
   SearchArgs a;
   search::CompareOptions c;
   std::string strategies = Join(c.strategies, ","), budgets = "100,300,1000";
-  options.add_options()("space", po::value(&a.space_file), "search-space YAML file")(
-      "strategies", po::value(&strategies)->default_value(strategies),
-      "comma-separated strategies")("budgets", po::value(&budgets)->default_value(budgets),
-                                    "comma-separated budgets (evaluations)")(
-      "seeds", po::value(&c.seeds)->default_value(c.seeds), "seeds per strategy and budget")(
-      "batch", po::value(&a.batch)->default_value(a.batch), "batch size of the simulated graphs")(
-      "target-ms", po::value(&c.search.target_ms), "latency target T of the reward (ms per batch)")(
-      "w", po::value(&c.search.w)->default_value(c.search.w),
-      "soft reward exponent: ACC * (LAT / T)^w")("hard", po::bool_switch(&c.search.hard),
-                                                 "hard constraint: w = 0 under T, -1 above")(
-      "accuracy", po::value(&a.accuracy_text), "surrogate:FILE, table:FILE (encoding,accuracy)")(
-      "min-surrogate-tau", po::value(&a.min_tau)->default_value(a.min_tau),
-      "refuse a surrogate whose held-out Kendall tau is below this")(
-      "latency", po::value(&a.latency_text)->default_value("sim"),
-      "sim (the simulator) or table:FILE (encoding,latency_ms)")(
-      "threads", po::value(&c.search.threads)->default_value(1),
-      "threads scoring candidates (the result does not depend on it)")(
-      "out", po::value(&a.out), "directory of the runs (resumed where their journals exist)");
+  AddObjectiveOptions(options, a, "directory of the runs (resumed where their journals exist)");
+  options.add_options()("strategies", po::value(&strategies)->default_value(strategies),
+                        "comma-separated strategies")("budgets",
+                                                      po::value(&budgets)->default_value(budgets),
+                                                      "comma-separated budgets (evaluations)")(
+      "seeds", po::value(&c.seeds)->default_value(c.seeds), "seeds per strategy and budget");
   a.sim_sel.AddOptions(options, false);
   po::variables_map vm;
   if (!Parse(args,
@@ -246,26 +205,13 @@ int RunSearchCompare(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
-  if (a.space_file.empty() || a.out.empty() || a.accuracy_text.empty()) {
-    throw UsageError("dcnas search compare: --space, --accuracy and --out are required");
-  }
-  if (vm.count("target-ms") == 0) throw UsageError("dcnas search compare: --target-ms is required");
+  RequireOptions(a, vm, "dcnas search compare", {"target-ms"});
   c.strategies = SplitList(strategies);
-  c.budgets.clear();
-  for (const std::string& b : SplitList(budgets)) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(b, &used);
-      if (used != b.size() || v < 1 || v > 1000000000) throw std::invalid_argument(b);
-      c.budgets.push_back(v);
-    } catch (const std::exception&) {
-      throw UsageError("--budgets: '" + b + "' is not a number of evaluations in [1, 1e9]");
-    }
-  }
+  c.budgets = ParseBudgets(budgets);
   const space::Space space = space::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
-  c.search.graph_options = a.o.graph_options;
-  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau, a.train);
+  c.search = a.o;  // the reward, target, threads and graph options
+  const auto accuracy = search::MakeAccuracyObjective(a.accuracy_text, space, a.accuracy);
   const auto line = StatusLine(false);
   const auto result = search::CompareStrategies(
       space, c, *accuracy, *latency, a.out, [&line](size_t done, size_t total) {
@@ -278,35 +224,49 @@ int RunSearchCompare(const Args& args) {
 
 // `dcnas search --finalists K`: the finalists step on the finished run directory.
 void RunFinalistsAfter(const SearchArgs& a, const space::Space& space,
-                       const nlohmann::json& accuracy_config) {
+                       const proxy::ProxyRecipe& recipe) {
 #ifndef DCNAS_WITH_TORCH
-  (void)a, (void)space, (void)accuracy_config;
+  (void)a, (void)space, (void)recipe;
   throw UsageError("--finalists needs LibTorch (this dcnas was built without it)");
 #else
   proxy::FinalistsOptions f;
   f.k = a.finalists;
-  f.jobs = a.train.jobs;
-  f.limit_eval = a.train.limit_eval;
+  f.recipe = recipe;
+  f.jobs = a.accuracy.train_jobs;
+  f.limit_eval = a.accuracy.train_limit_eval;
   f.data_dir = models::libtorch::kFashionMnistDir;
   f.resume = std::filesystem::exists(std::filesystem::path(a.out) / "finalists.jsonl");
-  proxy::ProxyRecipe base;
-  base.resolution = space.proxy().resolution;
-  base.width = space.proxy().width;
-  base.removed_downsamples = space.proxy().removed_downsamples;
-  if (!a.finalists_recipe.empty()) {
-    f.recipe = base.WithKey(a.finalists_recipe);
-  } else if (accuracy_config.contains("recipe")) {
-    f.recipe = base.WithKey(accuracy_config["recipe"].get<std::string>());
-    f.recipe.epochs *= 4;
-  } else {
-    throw UsageError(
-        "--finalists: give --finalists-recipe (the accuracy objective records no training "
-        "recipe)");
-  }
-  const auto report = proxy::TrainFinalists(space, a.out, f, StatusLine(true));
-  std::cout << report.text;
+  std::cout << proxy::TrainFinalists(space, a.out, f, StatusLine(true)).text;
 #endif
 }
+
+#ifdef DCNAS_WITH_TORCH
+struct FinalistsArgs {
+  std::string run_dir, space_file;
+  proxy::FinalistsOptions f;
+  RecipeArgs recipe;
+  ExecutorArgs exec;
+};
+
+void AddFinalistsOptions(po::options_description& options, FinalistsArgs& a) {
+  proxy::FinalistsOptions& f = a.f;
+  a.recipe.recipe.epochs = search::kFinalistsDefaultEpochs;
+  options.add_options()("run", po::value(&a.run_dir), "the search's run directory")(
+      "space", po::value(&a.space_file), "the search's space file")(
+      "k", po::value(&f.k)->default_value(f.k),
+      "finalists: the best-reward architectures of the front")(
+      "seed", po::value(&f.seed)->default_value(0), "training seed (the same for every run)")(
+      "append-to", po::value(&f.append_to),
+      "accuracy CSV of the same recipe to append the trained architectures of the space to")(
+      "resume", po::bool_switch(&f.resume), "continue RUN_DIR/finalists.jsonl");
+  AddTrainerOptions(options, f.jobs, f.data_dir, f.limit_eval);
+  a.exec.AddOptions(options,
+                    "process (forked trainers, --jobs at a time) or mpi (under mpirun: rank 0 "
+                    "journals, the other ranks train)",
+                    "--executor mpi: seconds one training may take (0: no limit)");
+  AddRecipeOptions(options, a.recipe);
+}
+#endif
 
 // dcnas search finalists: the front's best architectures and the references trained for real.
 int RunSearchFinalists(const Args& args) {
@@ -315,30 +275,8 @@ int RunSearchFinalists(const Args& args) {
   throw UsageError("search finalists needs LibTorch (this dcnas was built without it)");
 #else
   po::options_description options("options");
-  std::string run_dir, space_file;
-  proxy::FinalistsOptions f;
-  RecipeArgs recipe;
-  recipe.recipe.epochs = 8;
-  std::string executor = "process";
-  double timeout_s = 0.0;
-  options.add_options()("run", po::value(&run_dir), "the search's run directory")(
-      "space", po::value(&space_file), "the search's space file")(
-      "k", po::value(&f.k)->default_value(f.k),
-      "finalists: the best-reward architectures of the front")(
-      "seed", po::value(&f.seed)->default_value(0), "training seed (the same for every run)")(
-      "jobs", po::value(&f.jobs)->default_value(1),
-      "trainings side by side (worker processes, one LibTorch thread each)")(
-      "data-dir", po::value(&f.data_dir)->default_value(models::libtorch::kFashionMnistDir),
-      "Fashion-MNIST directory")("limit-eval", po::value(&f.limit_eval)->default_value(0),
-                                 "validate and test on at most this many images (smoke tests)")(
-      "append-to", po::value(&f.append_to),
-      "accuracy CSV of the same recipe to append the trained architectures of the space to")(
-      "resume", po::bool_switch(&f.resume), "continue RUN_DIR/finalists.jsonl")(
-      "executor", po::value(&executor)->default_value(executor),
-      "process (forked trainers, --jobs at a time) or mpi (under mpirun: rank 0 journals, the "
-      "other ranks train)")("task-timeout", po::value(&timeout_s)->default_value(0.0),
-                            "--executor mpi: seconds one training may take (0: no limit)");
-  AddRecipeOptions(options, recipe);
+  FinalistsArgs a;
+  AddFinalistsOptions(options, a);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas search finalists --run RUN_DIR --space FILE [--k 5] [proxy options] "
@@ -351,38 +289,55 @@ int RunSearchFinalists(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
-  if (run_dir.empty() || space_file.empty()) {
+  if (a.run_dir.empty() || a.space_file.empty()) {
     throw UsageError("search finalists: --run and --space are required");
   }
-  const space::Space space = space::Space::Load(space_file);
-  f.recipe = ResolveRecipe(recipe, space);
+  const space::Space space = space::Space::Load(a.space_file);
+  a.f.recipe = ResolveRecipe(a.recipe, space);
+  const bool mpi = a.exec.UseMpi("train every finalist", a.f.jobs, "jobs");
   proxy::FinalistsReport report;
-  if (UseMpiExecutor(executor, "train every finalist")) {
-#ifdef DCNAS_WITH_MPI
-    if (f.jobs != 1) throw UsageError("--executor mpi: the workers are the MPI ranks; drop --jobs");
-    std::optional<models::libtorch::TrainingData> data;  // workers only
-    const bool master = exec::RunMasterWorker(
-        timeout_s,
-        [&] {
-          data.emplace(models::libtorch::TrainingData::Load(f.data_dir));
-          return proxy::FinalistWorker(space, f, *data);
-        },
-        [&](exec::Executor& mpi_executor) {
-          f.executor = &mpi_executor;
-          report = proxy::TrainFinalists(space, run_dir, f, StatusLine(true));
-          f.executor = nullptr;
-        });
-    if (!master) return 0;
-#endif
-  } else {
-    report = proxy::TrainFinalists(space, run_dir, f, StatusLine(true));
+  const auto worker = [&] { return proxy::FinalistWorker(space, a.f); };
+  if (!RunJob(mpi, a.exec.task_timeout_s, worker, [&](exec::Executor* executor) {
+        a.f.executor = executor;
+        report = proxy::TrainFinalists(space, a.run_dir, a.f, StatusLine(true));
+        a.f.executor = nullptr;
+      })) {
+    return 0;
   }
-  std::cout << report.text << "-> " << run_dir << "/ (finalists.csv, finalists.txt)\n";
+  std::cout << report.text << "-> " << a.run_dir << "/ (finalists.csv, finalists.txt)\n";
   for (const auto& x : report.runs) {
     if (!x.trained.error.empty()) return 1;
   }
   return 0;
 #endif
+}
+
+// The summary of a finished search, then (after the finalists, when asked for) each reference
+// against the fastest architecture at least as accurate.
+void PrintSearch(const SearchArgs& a, const space::Space& space, const search::SearchResult& result,
+                 double rate) {
+  const auto& best = result.points.at(result.best);
+  std::cout << "search " << a.o.strategy << " (seed " << a.o.seed << ") over " << space.name()
+            << ": " << result.points.size() << " evaluations (" << result.replayed
+            << " replayed from the journal), " << FormatFixed(rate, 0)
+            << " candidates/s\nbest reward " << FormatFixed(best.reward, 4) << ": accuracy "
+            << FormatFixed(best.accuracy, 3) << ", latency " << FormatFixed(best.latency_ms, 4)
+            << " ms, " << space.ToText(best.encoding) << "\nPareto front: " << result.front.size()
+            << " architectures\n-> " << a.out
+            << "/ (journal.jsonl, pareto.csv, pareto.svg, best.json, best.txt, summary.json)\n";
+}
+
+void PrintReferences(const search::SearchResult& result) {
+  for (const search::ReferenceComparison& c : result.comparisons) {
+    if (!c.point) {
+      std::cout << c.model << ": no evaluated architecture is as accurate\n";
+      continue;
+    }
+    const auto& p = result.points[*c.point];
+    std::cout << c.model << ": the fastest architecture at least as accurate is "
+              << SpeedupText(c.speedup) << " (" << FormatFixed(p.latency_ms, 4) << " ms, "
+              << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
+  }
 }
 
 }  // namespace
@@ -412,64 +367,35 @@ int RunSearch(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
-  if (a.space_file.empty() || a.out.empty() || a.accuracy_text.empty()) {
-    throw UsageError("dcnas search: --space, --accuracy and --out are required");
-  }
-  if (vm.count("budget") == 0) throw UsageError("dcnas search: --budget is required");
-  if (vm.count("target-ms") == 0) throw UsageError("dcnas search: --target-ms is required");
+  RequireOptions(a, vm, "dcnas search", {"budget", "target-ms"});
   a.o.references.clear();
   if (a.references != "none") a.o.references = SplitList(a.references);
   const space::Space space = space::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
-  const auto accuracy = MakeAccuracy(a.accuracy_text, space, a.min_tau, a.train);
+  const auto accuracy = search::MakeAccuracyObjective(a.accuracy_text, space, a.accuracy);
   if (a.finalists < 0) throw UsageError("--finalists must be >= 0");
-  if (a.finalists > 0 && a.finalists_recipe.empty() && !accuracy->Config().contains("recipe")) {
-    throw UsageError(
-        "--finalists: give --finalists-recipe (the accuracy objective records no training "
-        "recipe)");
+  proxy::ProxyRecipe finalists_recipe;
+  if (a.finalists > 0) {
+    finalists_recipe = search::FinalistsRecipe(space, a.finalists_recipe, *accuracy);
+  }
+  const bool mpi = a.exec.UseMpi("run the whole search", a.o.threads, "threads");
+  if (mpi && a.finalists > 0) {
+    throw UsageError("--executor mpi: run `dcnas search finalists` after the search");
   }
   SearchStatus status;
   search::SearchResult result;
-  if (UseMpiExecutor(a.executor, "run the whole search")) {
-#ifdef DCNAS_WITH_MPI
-    if (a.o.threads != 1)
-      throw UsageError("--executor mpi: the workers are the MPI ranks; drop --threads");
-    if (a.finalists > 0)
-      throw UsageError("--executor mpi: run `dcnas search finalists` after the search");
-    const bool master = exec::RunMasterWorker(
-        a.task_timeout_s, [&] { return search::SearchWorker(space, *latency); },
-        [&](exec::Executor& mpi_executor) {
-          a.o.executor = &mpi_executor;
-          result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
-                                     [&status](const search::SearchProgress& p) { status(p); });
-          a.o.executor = nullptr;
-        });
-    if (!master) return 0;
-#endif
-  } else {
-    result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
-                               [&status](const search::SearchProgress& p) { status(p); });
+  const auto worker = [&] { return search::SearchWorker(space, *latency); };
+  if (!RunJob(mpi, a.exec.task_timeout_s, worker, [&](exec::Executor* executor) {
+        a.o.executor = executor;
+        result = search::RunSearch(space, a.o, *accuracy, *latency, a.out,
+                                   [&status](const search::SearchProgress& p) { status(p); });
+        a.o.executor = nullptr;
+      })) {
+    return 0;
   }
-  const auto& best = result.points.at(result.best);
-  std::cout << "search " << a.o.strategy << " (seed " << a.o.seed << ") over " << space.name()
-            << ": " << result.points.size() << " evaluations (" << result.replayed
-            << " replayed from the journal), " << FormatFixed(status.Rate(), 0)
-            << " candidates/s\nbest reward " << FormatFixed(best.reward, 4) << ": accuracy "
-            << FormatFixed(best.accuracy, 3) << ", latency " << FormatFixed(best.latency_ms, 4)
-            << " ms, " << space.ToText(best.encoding) << "\nPareto front: " << result.front.size()
-            << " architectures\n-> " << a.out
-            << "/ (journal.jsonl, pareto.csv, pareto.svg, best.json, best.txt, summary.json)\n";
-  if (a.finalists > 0) RunFinalistsAfter(a, space, accuracy->Config());
-  for (const search::ReferenceComparison& c : result.comparisons) {
-    if (!c.point) {
-      std::cout << c.model << ": no evaluated architecture is as accurate\n";
-      continue;
-    }
-    const auto& p = result.points[*c.point];
-    std::cout << c.model << ": the fastest architecture at least as accurate is "
-              << SpeedupText(c.speedup) << " (" << FormatFixed(p.latency_ms, 4) << " ms, "
-              << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
-  }
+  PrintSearch(a, space, result, status.Rate());
+  if (a.finalists > 0) RunFinalistsAfter(a, space, finalists_recipe);
+  PrintReferences(result);
   return 0;
 }
 

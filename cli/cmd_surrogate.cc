@@ -5,7 +5,6 @@
 
 #include "cli/cli.h"
 #include "common/file_io.h"
-#include "common/sha256.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "surrogate/accuracy_surrogate.h"
@@ -60,26 +59,12 @@ int Fit(const Args& args) {
   if (data_files.empty() || space_file.empty() || out.empty()) {
     throw UsageError("surrogate fit: --data, --space and --out are required");
   }
-  surrogate::CheckSurrogatePath(out);
   o.learning_curve = !no_curve;
-  const std::string space_yaml = ReadFile(space_file);
-  const auto space = space::Space::Parse(space_yaml, space_file);
-  std::vector<proxy::AccuracyData> parts;
-  std::string contents;
-  for (const std::string& f : data_files) {
-    parts.push_back(proxy::ReadAccuracyData(f, &space));
-    contents += ReadFile(f);
-  }
-  const auto data = proxy::MergeAccuracyData(parts);
-  // One file: its SHA-256; several: that of their concatenation in the order given.
-  const auto fit = surrogate::FitAccuracySurrogate(space, space_yaml, data, Sha256Hex(contents), o);
-  // The report and chart first, the model last: a model file present means a complete set.
-  WriteFileAtomic(out + ".report.json", fit.metadata["report"].dump(1) + "\n");
-  WriteFileAtomic(out + ".parity.svg", fit.parity_svg);
-  surrogate::SaveSurrogate(out, fit.ensemble, fit.metadata);
+  const auto fit = surrogate::FitAccuracySurrogateFiles(space_file, data_files, out, o);
   const auto& r = fit.report;
-  std::cout << "surrogate of " << space.name() << ": " << r.groups << " architectures (" << r.rows
-            << " rows): train " << r.train << ", valid " << r.valid << ", test " << r.test << "\n";
+  std::cout << "surrogate of " << fit.metadata["space"].get<std::string>() << ": " << r.groups
+            << " architectures (" << r.rows << " rows): train " << r.train << ", valid " << r.valid
+            << ", test " << r.test << "\n";
   Table t({"held-out metric", "value"});
   PrintQuality(r.test_quality, r.flops_baseline_tau, t);
   t.AddRow({"params-only baseline tau", Metric(r.params_baseline_tau)});

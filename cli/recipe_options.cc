@@ -1,5 +1,7 @@
 #include "cli/recipe_options.h"
 
+#include "models/torch/fashion_mnist.h"
+
 namespace dcnas::cli {
 
 void AddRecipeOptions(po::options_description& options, RecipeArgs& a) {
@@ -17,6 +19,15 @@ void AddRecipeOptions(po::options_description& options, RecipeArgs& a) {
       "batch", po::value(&r.batch)->default_value(r.batch), "training batch size")(
       "optimizer", po::value(&r.optimizer)->default_value(r.optimizer), "sgd, rmsprop or adamw")(
       "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)");
+}
+
+void AddTrainerOptions(po::options_description& options, int& jobs, std::string& data_dir,
+                       int64_t& limit_eval) {
+  options.add_options()("jobs", po::value(&jobs)->default_value(1),
+                        "trainings side by side (worker processes, one LibTorch thread each)")(
+      "data-dir", po::value(&data_dir)->default_value(models::libtorch::kFashionMnistDir),
+      "Fashion-MNIST directory")("limit-eval", po::value(&limit_eval)->default_value(0),
+                                 "validate and test on at most this many images (smoke tests)");
 }
 
 proxy::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const space::Space& space) {

@@ -1,6 +1,6 @@
 // The proxy-training options shared by `dcnas accuracy-data generate` and `dcnas search
 // finalists`: epochs, training subset, proxy resolution and width, removed downsamplings, batch,
-// optimizer and learning rate.
+// optimizer and learning rate; and their trainer's workers, data and evaluation subset.
 #pragma once
 
 #include "cli/cli.h"
@@ -17,6 +17,10 @@ struct RecipeArgs {
 };
 
 void AddRecipeOptions(po::options_description& options, RecipeArgs& a);
+// The trainer's options of the commands that train many proxies in worker processes: --jobs,
+// --data-dir (default: the installed Fashion-MNIST) and --limit-eval.
+void AddTrainerOptions(po::options_description& options, int& jobs, std::string& data_dir,
+                       int64_t& limit_eval);
 // The recipe with the space's proxy settings where the options left them open.
 proxy::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const space::Space& space);
 

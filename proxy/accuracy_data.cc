@@ -174,6 +174,14 @@ space::ProxySettings RecipeProxy(const space::Space& space, const ProxyRecipe& r
   return proxy;
 }
 
+ProxyRecipe SpaceRecipe(const space::Space& space) {
+  ProxyRecipe recipe;
+  recipe.resolution = space.proxy().resolution;
+  recipe.width = space.proxy().width;
+  recipe.removed_downsamples = space.proxy().removed_downsamples;
+  return recipe;
+}
+
 AccuracyData ReadAccuracyData(const std::string& path, const space::Space* space,
                               bool allow_torn_tail) {
   return ParseAccuracyData(ReadFile(path), path, space, allow_torn_tail);

@@ -35,6 +35,9 @@ struct ProxyRecipe {
 // The space's proxy settings with the recipe's resolution, width and removed downsamples (what a
 // proxy training of the space under `recipe` builds).
 space::ProxySettings RecipeProxy(const space::Space& space, const ProxyRecipe& recipe);
+// The other way: the recipe defaults with the space's proxy resolution, width and removed
+// downsamples, what a recipe key given for the space is read over (ProxyRecipe::WithKey).
+ProxyRecipe SpaceRecipe(const space::Space& space);
 
 struct AccuracyRow {
   std::string space;        // space name

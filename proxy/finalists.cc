@@ -99,28 +99,17 @@ std::function<models::Graph()> ProxyBuilder(const space::Space& space, const Fin
   return [model, zoo_proxy] { return models::BuiltinModels().Build(model, zoo_proxy); };
 }
 
-}  // namespace
-
-exec::WorkHandler FinalistWorker(const space::Space& space, const FinalistsOptions& options,
-                                 const models::libtorch::TrainingData& data) {
-  return [&space, options, &data](const std::string& payload) {
-    const nlohmann::json run = nlohmann::json::parse(payload);
-    return TrainProxy(ProxyBuilder(space, options, run), run.at("seed").get<uint64_t>(),
-                      options.recipe, options.data_dir, options.limit_eval, data);
-  };
-}
-
-FinalistsReport TrainFinalists(const space::Space& space, const std::string& run_dir,
-                               const FinalistsOptions& o, const GenerateProgress& progress) {
-  if (o.k < 1) throw InputError("--k must be at least 1 finalist");
-  ValidateRecipe(o.recipe, o.jobs);
-  const fs::path dir(run_dir);
-  std::vector<FrontRow> front = ReadFront(space, (dir / "pareto.csv").string());
+// The k best-reward architectures of the run's front (pareto.csv).
+std::vector<FrontRow> BestOfFront(const space::Space& space, const std::string& path, int k) {
+  std::vector<FrontRow> front = ReadFront(space, path);
   std::stable_sort(front.begin(), front.end(),
                    [](const FrontRow& a, const FrontRow& b) { return a.reward > b.reward; });
-  if (static_cast<int>(front.size()) > o.k) front.resize(static_cast<size_t>(o.k));
+  if (static_cast<int>(front.size()) > k) front.resize(static_cast<size_t>(k));
+  return front;
+}
 
-  const std::string summary_path = (dir / "summary.json").string();
+// The run's summary.json, refused when it is a search of another space.
+nlohmann::json ReadRunSummary(const space::Space& space, const std::string& summary_path) {
   nlohmann::json summary;
   try {
     summary = nlohmann::json::parse(ReadFile(summary_path));
@@ -133,15 +122,20 @@ FinalistsReport TrainFinalists(const space::Space& space, const std::string& run
                      summary["space"].value("fingerprint", std::string("?")) + ", " + space.name() +
                      " has " + space.fingerprint() + ")");
   }
+  return summary;
+}
 
-  FinalistsReport report;
+// The finalists (by reward), then the summary's references.
+std::vector<Finalist> ListRuns(const space::Space& space, const std::vector<FrontRow>& front,
+                               const nlohmann::json& summary) {
+  std::vector<Finalist> runs;
   for (const FrontRow& f : front) {
     Finalist x;
     x.role = "finalist";
     x.encoding = x.name = space.ToText(f.encoding);
     x.predicted = f.accuracy;
     x.latency_ms = f.latency_ms;
-    report.runs.push_back(x);
+    runs.push_back(x);
   }
   for (const auto& ref : summary.value("references", nlohmann::json::array())) {
     Finalist x;
@@ -152,12 +146,17 @@ FinalistsReport TrainFinalists(const space::Space& space, const std::string& run
     if (ref.contains("latency_ms") && ref["latency_ms"].is_number()) {
       x.latency_ms = ref["latency_ms"];
     }
-    report.runs.push_back(x);
+    runs.push_back(x);
   }
-  // Full-size counts and the proxy-size builders (and, for workers elsewhere, their payloads).
-  std::vector<ProxyRun> runs;
-  std::vector<std::string> payloads;
-  for (Finalist& x : report.runs) {
+  return runs;
+}
+
+// Sets each run's full-size counts; adds its proxy-size builder to `runs` and its worker payload
+// to `payloads`.
+void PrepareRuns(const space::Space& space, const FinalistsOptions& o,
+                 std::vector<Finalist>& finalists, std::vector<ProxyRun>& runs,
+                 std::vector<std::string>& payloads) {
+  for (Finalist& x : finalists) {
     const bool in_space = !x.encoding.empty();
     const models::OpCounts c =
         models::CountGraph(in_space ? space.BuildFull(space.FromText(x.encoding), {}, {})
@@ -169,29 +168,23 @@ FinalistsReport TrainFinalists(const space::Space& space, const std::string& run
     runs.push_back({x.name, ProxyBuilder(space, o, payload), o.seed});
     payloads.push_back(payload.dump());
   }
+}
 
-  std::optional<AccuracyAppender> appender;
-  if (!o.append_to.empty()) {
-    if (fs::exists(o.append_to) && fs::file_size(o.append_to) > 0) {
-      const AccuracyData existing = ReadAccuracyData(o.append_to, &space, true);
-      if (!existing.rows.empty() && RequireOneRecipe(existing) != o.recipe) {
-        throw InputError(o.append_to + ": its rows were trained with " +
-                         existing.rows.front().recipe.Key() + ", the finalists with " +
-                         o.recipe.Key() + " (one file, one recipe)");
-      }
-    }
-    appender.emplace(o.append_to);
+// Refuses an append_to file whose rows were trained with another recipe.
+void CheckAppendRecipe(const space::Space& space, const FinalistsOptions& o) {
+  if (!fs::exists(o.append_to) || fs::file_size(o.append_to) == 0) return;
+  const AccuracyData existing = ReadAccuracyData(o.append_to, &space, true);
+  if (!existing.rows.empty() && RequireOneRecipe(existing) != o.recipe) {
+    throw InputError(o.append_to + ": its rows were trained with " +
+                     existing.rows.front().recipe.Key() + ", the finalists with " + o.recipe.Key() +
+                     " (one file, one recipe)");
   }
+}
 
-  // Earlier results (resume).
-  const std::string journal_path = (dir / "finalists.jsonl").string();
-  const nlohmann::json config = RecipeJson(o.recipe, o.seed);
+// The results finalists.jsonl holds, by run name; a line of another recipe is refused.
+std::map<std::string, TrainedResult> ReadFinalistsJournal(const AppendLog& journal,
+                                                          const nlohmann::json& config) {
   std::map<std::string, TrainedResult> done;
-  if (fs::exists(journal_path) && !o.resume) {
-    throw InputError(journal_path + " exists: --resume continues it (or remove it)");
-  }
-  // A torn last line (a kill during its write) is cut: that run is trained again.
-  AppendLog journal = AppendLog::Open(journal_path);
   for (size_t i = 0; i < journal.lines().size(); ++i) {
     const std::string& line = journal.lines()[i];
     if (line.empty()) continue;
@@ -213,71 +206,69 @@ FinalistsReport TrainFinalists(const space::Space& space, const std::string& run
     if (!r.error.empty()) throw InputError(where + "a finalists' journal line holds no error");
     done[name->get<std::string>()] = r;
   }
-  std::vector<ProxyRun> to_train;
+  return done;
+}
+
+// Sets the results the journal holds; returns the indices of the runs still to train.
+std::vector<size_t> TakeJournaled(const std::map<std::string, TrainedResult>& done,
+                                  std::vector<Finalist>& runs) {
   std::vector<size_t> index;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const auto it = done.find(report.runs[i].name);
+    const auto it = done.find(runs[i].name);
     if (it != done.end()) {
-      report.runs[i].trained = it->second;
+      runs[i].trained = it->second;
     } else {
-      to_train.push_back(runs[i]);
       index.push_back(i);
     }
   }
-  progress(std::to_string(runs.size()) + " trainings (" + std::to_string(front.size()) +
-               " finalists, " + std::to_string(runs.size() - front.size()) + " references), " +
-               std::to_string(runs.size() - to_train.size()) + " already in " + journal_path +
-               ", " + o.recipe.Key(),
-           true);
-  {
-    size_t finished = runs.size() - to_train.size();
-    const auto done_one = [&](size_t k, const TrainedResult& r) {
-      Finalist& x = report.runs[index[k]];
-      x.trained = r;
-      ++finished;
-      if (!r.error.empty()) {
-        progress(x.name + " failed: " + r.error, true);
-        return;
-      }
-      nlohmann::json line = {{"name", x.name}, {"config", config}};
-      AddTrainedFields(r, line);
-      journal.Append(line.dump());
-      if (appender && !x.encoding.empty()) {
-        Job job{space.FromText(x.encoding), {}, 0, o.seed};
-        AccuracyRow row = DescribeJob(space, job, o.recipe);
-        AddCounts(space, job, row);
-        row.val_accuracy = r.val_accuracy;
-        row.test_accuracy = r.test_accuracy;
-        row.proxy_params = r.proxy_params;
-        row.train_time_s = r.train_time_s;
-        appender->Append(row);
-      }
-      progress("[" + std::to_string(finished) + "/" + std::to_string(runs.size()) + "] " + x.name +
-                   ": test " + FormatFixed(r.test_accuracy, 2) + "% in " +
-                   FormatFixed(r.train_time_s, 0) + " s",
-               false);
-    };
-    if (o.executor == nullptr) {
-      TrainProxyRuns(to_train, o.recipe, o.jobs, o.data_dir, o.limit_eval, done_one);
-    } else {
-      size_t next = 0;
-      o.executor->Run(
-          [&]() -> std::optional<exec::WorkItem> {
-            if (next >= index.size()) return std::nullopt;
-            const size_t k = next++;
-            return exec::WorkItem{k, payloads[index[k]]};
-          },
-          [&](const exec::WorkResult& w) { done_one(w.index, ParseProxyRunResult(w)); });
-    }
-  }
+  return index;
+}
 
-  // The report.
+// Trains runs[i] for each i of `index`, here (o.jobs forked trainers) or on o.executor's workers
+// (their payloads), calling done(i, result) as each ends.
+void TrainRuns(const FinalistsOptions& o, const std::vector<ProxyRun>& runs,
+               const std::vector<std::string>& payloads, const std::vector<size_t>& index,
+               const std::function<void(size_t, const TrainedResult&)>& done) {
+  if (o.executor == nullptr) {
+    std::vector<ProxyRun> to_train;
+    for (size_t i : index) to_train.push_back(runs[i]);
+    TrainProxyRuns(to_train, o.recipe, o.jobs, o.data_dir, o.limit_eval,
+                   [&](size_t k, const TrainedResult& r) { done(index[k], r); });
+    return;
+  }
+  size_t next = 0;
+  o.executor->Run(
+      [&]() -> std::optional<exec::WorkItem> {
+        if (next >= index.size()) return std::nullopt;
+        const size_t k = next++;
+        return exec::WorkItem{k, payloads[index[k]]};
+      },
+      [&](const exec::WorkResult& w) { done(index[w.index], ParseProxyRunResult(w)); });
+}
+
+// A finished training: one line of finalists.jsonl and, for an architecture of the space, a row
+// of the appender's accuracy data.
+void RecordTrained(const space::Space& space, const FinalistsOptions& o, const Finalist& x,
+                   const nlohmann::json& config, AppendLog& journal, AccuracyAppender* appender) {
+  const TrainedResult& r = x.trained;
+  nlohmann::json line = {{"name", x.name}, {"config", config}};
+  AddTrainedFields(r, line);
+  journal.Append(line.dump());
+  if (appender == nullptr || x.encoding.empty()) return;
+  Job job{space.FromText(x.encoding), {}, 0, o.seed};
+  AccuracyRow row = DescribeJob(space, job, o.recipe);
+  AddCounts(space, job, row);
+  row.val_accuracy = r.val_accuracy;
+  row.test_accuracy = r.test_accuracy;
+  row.proxy_params = r.proxy_params;
+  row.train_time_s = r.train_time_s;
+  appender->Append(row);
+}
+
+std::string FinalistsCsv(const FinalistsReport& report) {
   std::ostringstream csv;
   csv << "role,name,encoding,predicted_accuracy,latency_ms,params,flops,val_accuracy,"
          "test_accuracy,train_time_s\n";
-  Table t(
-      {"role", "name", "predicted %", "latency ms", "params", "trained val %", "trained test %"});
-  std::vector<double> predicted, trained;
   for (const Finalist& x : report.runs) {
     const bool ok = x.trained.error.empty();
     csv << x.role << "," << x.name << "," << x.encoding << ","
@@ -286,23 +277,13 @@ FinalistsReport TrainFinalists(const space::Space& space, const std::string& run
         << x.flops << "," << (ok ? nlohmann::json(x.trained.val_accuracy).dump() : "") << ","
         << (ok ? nlohmann::json(x.trained.test_accuracy).dump() : "") << ","
         << (ok ? nlohmann::json(x.trained.train_time_s).dump() : "") << "\n";
-    t.AddRow({x.role, x.name, Opt(x.predicted, 2), Opt(x.latency_ms, 3), std::to_string(x.params),
-              ok ? FormatFixed(x.trained.val_accuracy, 2) : "failed",
-              ok ? FormatFixed(x.trained.test_accuracy, 2) : "failed"});
-    if (x.role == "finalist" && ok && x.predicted) {
-      predicted.push_back(*x.predicted);
-      trained.push_back(x.trained.test_accuracy);
-    }
   }
+  return csv.str();
+}
+
+// Per reference that trained, the fastest finalist that trains at least as accurately.
+std::string ReferenceLines(const FinalistsReport& report) {
   std::ostringstream txt;
-  txt << "finalists of " << run_dir << " trained with " << o.recipe.Key() << ", seed " << o.seed
-      << "\n"
-      << t.ToText();
-  if (predicted.size() >= 2) {
-    report.tau = KendallTau(predicted, trained);
-    txt << "Kendall tau, predicted vs trained test accuracy of the " << predicted.size()
-        << " finalists: " << FormatFixed(*report.tau, 3) << "\n";
-  }
   for (const Finalist& ref : report.runs) {
     if (ref.role != "reference" || !ref.trained.error.empty() || !ref.latency_ms) continue;
     const Finalist* best = nullptr;
@@ -322,8 +303,109 @@ FinalistsReport TrainFinalists(const space::Space& space, const std::string& run
           << FormatFixed(best->trained.test_accuracy, 2) << "%\n";
     }
   }
-  report.text = txt.str();
-  WriteFileAtomic((dir / "finalists.csv").string(), csv.str());
+  return txt.str();
+}
+
+// finalists.txt: the table, the rank agreement of predicted and trained test accuracy of the
+// finalists (also set in report.tau), and the references against the finalists.
+std::string ReportText(const std::string& run_dir, const FinalistsOptions& o,
+                       FinalistsReport& report) {
+  Table t(
+      {"role", "name", "predicted %", "latency ms", "params", "trained val %", "trained test %"});
+  std::vector<double> predicted, trained;
+  for (const Finalist& x : report.runs) {
+    const bool ok = x.trained.error.empty();
+    t.AddRow({x.role, x.name, Opt(x.predicted, 2), Opt(x.latency_ms, 3), std::to_string(x.params),
+              ok ? FormatFixed(x.trained.val_accuracy, 2) : "failed",
+              ok ? FormatFixed(x.trained.test_accuracy, 2) : "failed"});
+    if (x.role == "finalist" && ok && x.predicted) {
+      predicted.push_back(*x.predicted);
+      trained.push_back(x.trained.test_accuracy);
+    }
+  }
+  std::ostringstream txt;
+  txt << "finalists of " << run_dir << " trained with " << o.recipe.Key() << ", seed " << o.seed
+      << "\n"
+      << t.ToText();
+  if (predicted.size() >= 2) {
+    report.tau = KendallTau(predicted, trained);
+    txt << "Kendall tau, predicted vs trained test accuracy of the " << predicted.size()
+        << " finalists: " << FormatFixed(*report.tau, 3) << "\n";
+  }
+  return txt.str() + ReferenceLines(report);
+}
+
+}  // namespace
+
+exec::WorkHandler FinalistWorker(const space::Space& space, const FinalistsOptions& options,
+                                 const models::libtorch::TrainingData& data) {
+  return [&space, options, &data](const std::string& payload) {
+    const nlohmann::json run = nlohmann::json::parse(payload);
+    return TrainProxy(ProxyBuilder(space, options, run), run.at("seed").get<uint64_t>(),
+                      options.recipe, options.data_dir, options.limit_eval, data);
+  };
+}
+
+exec::WorkHandler FinalistWorker(const space::Space& space, const FinalistsOptions& options) {
+  return WithLoadedData(options.data_dir, [&](const models::libtorch::TrainingData& data) {
+    return FinalistWorker(space, options, data);
+  });
+}
+
+FinalistsReport TrainFinalists(const space::Space& space, const std::string& run_dir,
+                               const FinalistsOptions& o, const GenerateProgress& progress) {
+  if (o.k < 1) throw InputError("--k must be at least 1 finalist");
+  ValidateRecipe(o.recipe, o.jobs);
+  const fs::path dir(run_dir);
+  const std::vector<FrontRow> front = BestOfFront(space, (dir / "pareto.csv").string(), o.k);
+  const nlohmann::json summary = ReadRunSummary(space, (dir / "summary.json").string());
+  FinalistsReport report;
+  report.runs = ListRuns(space, front, summary);
+  // Full-size counts and the proxy-size builders (and, for workers elsewhere, their payloads).
+  std::vector<ProxyRun> runs;
+  std::vector<std::string> payloads;
+  PrepareRuns(space, o, report.runs, runs, payloads);
+
+  std::optional<AccuracyAppender> appender;
+  if (!o.append_to.empty()) {
+    CheckAppendRecipe(space, o);
+    appender.emplace(o.append_to);
+  }
+
+  // Earlier results (resume).
+  const std::string journal_path = (dir / "finalists.jsonl").string();
+  const nlohmann::json config = RecipeJson(o.recipe, o.seed);
+  if (fs::exists(journal_path) && !o.resume) {
+    throw InputError(journal_path + " exists: --resume continues it (or remove it)");
+  }
+  // A torn last line (a kill during its write) is cut: that run is trained again.
+  AppendLog journal = AppendLog::Open(journal_path);
+  const std::vector<size_t> index =
+      TakeJournaled(ReadFinalistsJournal(journal, config), report.runs);
+  progress(std::to_string(runs.size()) + " trainings (" + std::to_string(front.size()) +
+               " finalists, " + std::to_string(runs.size() - front.size()) + " references), " +
+               std::to_string(runs.size() - index.size()) + " already in " + journal_path + ", " +
+               o.recipe.Key(),
+           true);
+  size_t finished = runs.size() - index.size();
+  TrainRuns(o, runs, payloads, index, [&](size_t i, const TrainedResult& r) {
+    Finalist& x = report.runs[i];
+    x.trained = r;
+    ++finished;
+    if (!r.error.empty()) {
+      progress(x.name + " failed: " + r.error, true);
+      return;
+    }
+    RecordTrained(space, o, x, config, journal, appender ? &*appender : nullptr);
+    progress("[" + std::to_string(finished) + "/" + std::to_string(runs.size()) + "] " + x.name +
+                 ": test " + FormatFixed(r.test_accuracy, 2) + "% in " +
+                 FormatFixed(r.train_time_s, 0) + " s",
+             false);
+  });
+
+  // The report.
+  report.text = ReportText(run_dir, o, report);
+  WriteFileAtomic((dir / "finalists.csv").string(), FinalistsCsv(report));
   WriteFileAtomic((dir / "finalists.txt").string(), report.text);
   return report;
 }

@@ -45,6 +45,8 @@ struct FinalistsOptions {
 // options' recipe and returns the result (JSON).
 exec::WorkHandler FinalistWorker(const space::Space& space, const FinalistsOptions& options,
                                  const models::libtorch::TrainingData& data);
+// The same over the dataset in options.data_dir, loaded once when the worker starts.
+exec::WorkHandler FinalistWorker(const space::Space& space, const FinalistsOptions& options);
 
 struct Finalist {
   std::string role;      // "finalist" or "reference"

@@ -235,6 +235,19 @@ exec::WorkHandler GenerateWorker(const space::Space& space, const GenerateOption
   };
 }
 
+exec::WorkHandler GenerateWorker(const space::Space& space, const GenerateOptions& o) {
+  return WithLoadedData(
+      o.data_dir, [&](const lt::TrainingData& data) { return GenerateWorker(space, o, data); });
+}
+
+exec::WorkHandler WithLoadedData(
+    const std::string& data_dir,
+    const std::function<exec::WorkHandler(const lt::TrainingData&)>& make) {
+  auto data = std::make_shared<const lt::TrainingData>(lt::TrainingData::Load(data_dir));
+  exec::WorkHandler handler = make(*data);
+  return [data, handler](const std::string& payload) { return handler(payload); };
+}
+
 GenerateSummary Generate(const space::Space& space, const GenerateOptions& o,
                          const GenerateProgress& progress) {
   ValidateRecipe(o.recipe, o.jobs);

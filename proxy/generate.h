@@ -108,6 +108,14 @@ void TrainProxyRuns(const std::vector<ProxyRun>& runs, const ProxyRecipe& recipe
 // deterministic, so only the index travels.
 exec::WorkHandler GenerateWorker(const space::Space& space, const GenerateOptions& options,
                                  const models::libtorch::TrainingData& data);
+// The same over the dataset in options.data_dir, loaded once when the worker starts.
+exec::WorkHandler GenerateWorker(const space::Space& space, const GenerateOptions& options);
+
+// The handler `make` returns over the dataset in `data_dir`, loaded now and kept as long as the
+// handler is (a worker that loads its data once).
+exec::WorkHandler WithLoadedData(
+    const std::string& data_dir,
+    const std::function<exec::WorkHandler(const models::libtorch::TrainingData&)>& make);
 
 // Runs the plan on `executor` (whose workers run GenerateWorker); this process appends the rows
 // as results arrive. Throws InputError when `out` exists without `resume`, or its rows belong

@@ -269,10 +269,12 @@ nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjectiv
   return config;
 }
 
-SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
-                       AccuracyObjective& accuracy, LatencyObjective& latency,
-                       const std::string& run_dir, const ProgressFn& progress) {
-  Validate(options);
+namespace {
+
+// The strategy's options: the seed, and for `predictor` the scores of a pool, the predicted
+// reward and its spread from the accuracy objective's uncertainty.
+StrategyOptions MakeStrategyOptions(const SearchOptions& options, AccuracyObjective& accuracy,
+                                    LatencyObjective& latency) {
   StrategyOptions so;
   so.seed = options.seed;
   if (options.strategy == "predictor") {
@@ -292,39 +294,53 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
       }
     };
   }
-  for (const std::string& model : options.references) {
+  return so;
+}
+
+void CheckReferences(const std::vector<std::string>& references) {
+  for (const std::string& model : references) {
     if (!models::zoo::EfficientNetSpec(model)) {
       throw InputError("--references: '" + model +
                        "' is not an EfficientNet or EfficientNet-X model of the zoo (e.g. "
                        "efficientnet-b0, efficientnet-x-b0)");
     }
   }
-  const std::unique_ptr<Strategy> strategy = MakeStrategy(options.strategy, space, so);
-  const int ask = options.strategy == "predictor" ? kPredictorAskBatch : options.in_flight;
+}
 
-  SearchResult result;
-  result.header = JournalHeader({{"name", space.name()}, {"fingerprint", space.fingerprint()}},
-                                SearchConfig(options, accuracy, latency));
-  std::filesystem::create_directories(run_dir);
-  const std::string path = (std::filesystem::path(run_dir) / "journal.jsonl").string();
-  std::vector<JournalEntry> journaled;
+// The run's journal: created, or with options.resume continued (its results in `journaled`).
+Journal OpenJournal(const std::string& path, const SearchOptions& options,
+                    const nlohmann::json& header, std::vector<JournalEntry>& journaled) {
   const bool exists = std::filesystem::exists(path);
   if (exists && !options.resume) {
     throw InputError(path + " exists: --resume continues it, or choose another --out");
   }
-  Journal journal = exists ? Journal::Resume(path, result.header, journaled)
-                           : Journal::Create(path, result.header);
+  Journal journal =
+      exists ? Journal::Resume(path, header, journaled) : Journal::Create(path, header);
   if (static_cast<int64_t>(journaled.size()) > options.budget) {
     throw InternalError(path + ": more results than the budget recorded in its header");
   }
+  return journal;
+}
 
-  Scorer scorer(space, latency, options.threads, options.executor);
-  SearchProgress p;
-  p.budget = options.budget;
-  p.best_reward = -std::numeric_limits<double>::infinity();
-  size_t next = 0;
+// One search from its journal to its last tell: the strategy, the journal and the results it
+// held, the points told so far and the progress (RunSearch's state, its steps as members).
+struct SearchRun {
+  SearchRun(const space::Space& s, const SearchOptions& o, std::unique_ptr<Strategy> strategy_in,
+            nlohmann::json header, std::string path_in, const ProgressFn& progress_in)
+      : space(s),
+        options(o),
+        strategy(std::move(strategy_in)),
+        ask(o.strategy == "predictor" ? kPredictorAskBatch : o.in_flight),
+        progress(progress_in),
+        path(std::move(path_in)),
+        result{.header = std::move(header)},
+        journal(OpenJournal(path, o, result.header, journaled)) {
+    p.budget = o.budget;
+    p.best_reward = -std::numeric_limits<double>::infinity();
+  }
+
   // One told evaluation: the point, the strategy, the best so far and the progress.
-  const auto record = [&](const Candidate& c, SearchPoint point) {
+  void Record(const Candidate& c, SearchPoint point) {
     strategy->Tell(c, {.reward = point.reward, .objectives = {point.accuracy, -point.latency_ms}});
     if (point.reward > p.best_reward) {
       p.best_reward = point.reward;
@@ -333,26 +349,27 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
     result.points.push_back(std::move(point));
     ++p.evaluations;
     if (progress) progress(p);
-  };
-  if (options.asynchronous) {
-    // Keep `ask` candidates out; replay the journal in its (arrival) order, then run.
-    std::deque<Candidate> unsent;
-    std::map<uint64_t, Candidate> out;
-    const auto top_up = [&] {
-      while (static_cast<int64_t>(out.size()) < ask &&
-             static_cast<int64_t>(strategy->asked()) < options.budget) {
-        const int n = static_cast<int>(
-            std::min<int64_t>(ask - static_cast<int64_t>(out.size()),
-                              options.budget - static_cast<int64_t>(strategy->asked())));
-        const std::vector<Candidate> asked = strategy->Ask(n);
-        if (asked.empty()) break;
-        for (const Candidate& c : asked) {
-          out[c.id] = c;
-          unsent.push_back(c);
-        }
+  }
+
+  // Asynchronous search: asks until `ask` candidates are out (or the budget is asked).
+  void TopUp() {
+    while (static_cast<int64_t>(out.size()) < ask &&
+           static_cast<int64_t>(strategy->asked()) < options.budget) {
+      const int n = static_cast<int>(
+          std::min<int64_t>(ask - static_cast<int64_t>(out.size()),
+                            options.budget - static_cast<int64_t>(strategy->asked())));
+      const std::vector<Candidate> asked = strategy->Ask(n);
+      if (asked.empty()) break;
+      for (const Candidate& c : asked) {
+        out[c.id] = c;
+        unsent.push_back(c);
       }
-    };
-    top_up();
+    }
+  }
+
+  // Keep `ask` candidates out; replay the journal in its (arrival) order, then run.
+  void RunAsynchronous(AccuracyObjective& accuracy) {
+    TopUp();
     for (; next < journaled.size(); ++next) {
       const JournalEntry& e = journaled[next];
       const auto it = out.find(e.id);
@@ -365,12 +382,22 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
       out.erase(it);
       std::erase_if(unsent, [&](const Candidate& u) { return u.id == c.id; });
       ++p.replayed;
-      record(c, {c.id, c.encoding, e.accuracy, e.latency_ms, e.reward});
-      top_up();
+      Record(c, {c.id, c.encoding, e.accuracy, e.latency_ms, e.reward});
+      TopUp();
     }
     if (out.empty() && p.evaluations < options.budget) {
       throw InternalError("strategy asked for tells with none pending");
     }
+    RunArrivals(accuracy);
+    if (p.evaluations != options.budget) {
+      throw InternalError("asynchronous search ended after " + std::to_string(p.evaluations) +
+                          " of " + std::to_string(options.budget) + " evaluations");
+    }
+  }
+
+  // The asynchronous search on the executor's workers: each result told and journaled as it
+  // arrives, and replaced by a new ask.
+  void RunArrivals(AccuracyObjective& accuracy) {
     std::map<size_t, Candidate> sent;  // work index -> candidate
     size_t work = 0;
     options.executor->Run(
@@ -400,21 +427,50 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
           point.reward = SearchReward(options, point.accuracy, point.latency_ms);
           journal.Append(
               {c.id, space.ToText(c.encoding), point.accuracy, point.latency_ms, point.reward});
-          record(c, std::move(point));
-          top_up();
+          Record(c, std::move(point));
+          TopUp();
         });
-    if (p.evaluations != options.budget) {
-      throw InternalError("asynchronous search ended after " + std::to_string(p.evaluations) +
-                          " of " + std::to_string(options.budget) + " evaluations");
+  }
+
+  // Rounds to the budget: each asks `ask` candidates, replays what the journal holds, scores the
+  // rest and tells them all in asking order.
+  void RunRounds(Scorer& scorer, AccuracyObjective& accuracy) {
+    while (p.evaluations < options.budget) {
+      const int n = static_cast<int>(std::min<int64_t>(ask, options.budget - p.evaluations));
+      const std::vector<Candidate> candidates = strategy->Ask(n);
+      if (candidates.empty()) throw InternalError("strategy asked for tells with none pending");
+      // Score what the journal does not hold (after checking what it holds), then tell every
+      // candidate in asking order.
+      const size_t replay = std::min(candidates.size(), journaled.size() - next);
+      CheckReplay(candidates, replay);
+      const std::vector<Candidate> fresh(candidates.begin() + static_cast<std::ptrdiff_t>(replay),
+                                         candidates.end());
+      std::vector<double> fresh_accuracy, fresh_latency;
+      scorer.Score(fresh, accuracy, fresh_accuracy, fresh_latency);
+      for (size_t k = 0; k < candidates.size(); ++k) {
+        const Candidate& c = candidates[k];
+        SearchPoint point{c.id, c.encoding, 0.0, 0.0, 0.0};
+        const std::string text = space.ToText(c.encoding);
+        if (k < replay) {
+          const JournalEntry& e = journaled[next];
+          point.accuracy = e.accuracy;
+          point.latency_ms = e.latency_ms;
+          point.reward = e.reward;
+          ++next;
+          ++p.replayed;
+        } else {
+          point.accuracy = fresh_accuracy[k - replay];
+          point.latency_ms = fresh_latency[k - replay];
+          point.reward = SearchReward(options, point.accuracy, point.latency_ms);
+          journal.Append({c.id, text, point.accuracy, point.latency_ms, point.reward});
+        }
+        Record(c, std::move(point));
+      }
     }
   }
-  while (p.evaluations < options.budget) {
-    const int n = static_cast<int>(std::min<int64_t>(ask, options.budget - p.evaluations));
-    const std::vector<Candidate> candidates = strategy->Ask(n);
-    if (candidates.empty()) throw InternalError("strategy asked for tells with none pending");
-    // Score what the journal does not hold (after checking what it holds), then tell every
-    // candidate in asking order.
-    const size_t replay = std::min(candidates.size(), journaled.size() - next);
+
+  // The first `replay` candidates of a round must be the journal's next results.
+  void CheckReplay(const std::vector<Candidate>& candidates, size_t replay) const {
     for (size_t k = 0; k < replay; ++k) {
       const JournalEntry& e = journaled[next + k];
       const std::string text = space.ToText(candidates[k].encoding);
@@ -425,34 +481,28 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
                          e.encoding + " (id " + std::to_string(e.id) + ")");
       }
     }
-    const std::vector<Candidate> fresh(candidates.begin() + static_cast<std::ptrdiff_t>(replay),
-                                       candidates.end());
-    std::vector<double> fresh_accuracy, fresh_latency;
-    scorer.Score(fresh, accuracy, fresh_accuracy, fresh_latency);
-    for (size_t k = 0; k < candidates.size(); ++k) {
-      const Candidate& c = candidates[k];
-      SearchPoint point{c.id, c.encoding, 0.0, 0.0, 0.0};
-      const std::string text = space.ToText(c.encoding);
-      if (k < replay) {
-        const JournalEntry& e = journaled[next];
-        point.accuracy = e.accuracy;
-        point.latency_ms = e.latency_ms;
-        point.reward = e.reward;
-        ++next;
-        ++p.replayed;
-      } else {
-        point.accuracy = fresh_accuracy[k - replay];
-        point.latency_ms = fresh_latency[k - replay];
-        point.reward = SearchReward(options, point.accuracy, point.latency_ms);
-        journal.Append({c.id, text, point.accuracy, point.latency_ms, point.reward});
-      }
-      record(c, std::move(point));
-    }
   }
-  journal.Sync();
-  result.replayed = p.replayed;
 
-  // The front over distinct encodings (the first evaluation of each).
+  const space::Space& space;
+  const SearchOptions& options;
+  const std::unique_ptr<Strategy> strategy;
+  const int ask;  // candidates per round, or out at once
+  const ProgressFn& progress;
+  const std::string path;  // of the journal
+  SearchResult result;
+  std::vector<JournalEntry> journaled;  // the results the journal held
+  Journal journal;
+  size_t next = 0;  // journaled results replayed so far
+  SearchProgress p;
+  // Asynchronous search: the candidates out (by id), and those not yet sent to a worker.
+  std::map<uint64_t, Candidate> out;
+  std::deque<Candidate> unsent;
+};
+
+// The front over distinct encodings (the first evaluation of each), by latency; the references
+// and, for each, the fastest point at least as accurate.
+void Conclude(const space::Space& space, const SearchOptions& options, AccuracyObjective& accuracy,
+              LatencyObjective& latency, SearchResult& result) {
   std::vector<size_t> distinct;
   std::vector<std::vector<double>> objectives;
   std::set<space::Encoding> seen;
@@ -472,8 +522,33 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
     latencies.push_back(point.latency_ms);
   }
   result.comparisons = CompareWithReferences(result.references, accuracies, latencies);
+}
+
+}  // namespace
+
+SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
+                       AccuracyObjective& accuracy, LatencyObjective& latency,
+                       const std::string& run_dir, const ProgressFn& progress) {
+  Validate(options);
+  const StrategyOptions so = MakeStrategyOptions(options, accuracy, latency);
+  CheckReferences(options.references);
+  std::unique_ptr<Strategy> strategy = MakeStrategy(options.strategy, space, so);
+  nlohmann::json header =
+      JournalHeader({{"name", space.name()}, {"fingerprint", space.fingerprint()}},
+                    SearchConfig(options, accuracy, latency));
+  std::filesystem::create_directories(run_dir);
+  const std::string path = (std::filesystem::path(run_dir) / "journal.jsonl").string();
+  SearchRun run(space, options, std::move(strategy), std::move(header), path, progress);
+
+  Scorer scorer(space, latency, options.threads, options.executor);
+  if (options.asynchronous) run.RunAsynchronous(accuracy);
+  run.RunRounds(scorer, accuracy);
+  run.journal.Sync();
+  SearchResult& result = run.result;
+  result.replayed = run.p.replayed;
+  Conclude(space, options, accuracy, latency, result);
   WriteSearchOutputs(space, options, result, run_dir);
-  return result;
+  return std::move(result);
 }
 
 void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,

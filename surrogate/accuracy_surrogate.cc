@@ -4,6 +4,8 @@
 #include <map>
 
 #include "common/errors.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
 #include "models/counts.h"
 
 namespace dcnas::surrogate {
@@ -149,6 +151,26 @@ SurrogateFit FitAccuracySurrogate(const space::Space& space, const std::string& 
                   {"data_sha256", data_sha256},  {"target", o.target},
                   {"recipe", recipe.Key()},      {"feature_names", f.names},
                   {"ensemble", params.ToJson()}, {"report", r.ToJson()}};
+  return fit;
+}
+
+SurrogateFit FitAccuracySurrogateFiles(const std::string& space_file,
+                                       const std::vector<std::string>& data_files,
+                                       const std::string& out, const SurrogateFitOptions& options) {
+  sg::CheckSurrogatePath(out);
+  const std::string space_yaml = ReadFile(space_file);
+  const auto space = space::Space::Parse(space_yaml, space_file);
+  std::vector<proxy::AccuracyData> parts;
+  std::string contents;
+  for (const std::string& f : data_files) {
+    parts.push_back(proxy::ReadAccuracyData(f, &space));
+    contents += ReadFile(f);
+  }
+  const auto data = proxy::MergeAccuracyData(parts);
+  SurrogateFit fit = FitAccuracySurrogate(space, space_yaml, data, Sha256Hex(contents), options);
+  WriteFileAtomic(out + ".report.json", fit.metadata["report"].dump(1) + "\n");
+  WriteFileAtomic(out + ".parity.svg", fit.parity_svg);
+  sg::SaveSurrogate(out, fit.ensemble, fit.metadata);
   return fit;
 }
 

@@ -50,6 +50,15 @@ SurrogateFit FitAccuracySurrogate(const space::Space& space, const std::string& 
                                   const proxy::AccuracyData& data, const std::string& data_sha256,
                                   const SurrogateFitOptions& options);
 
+// `dcnas surrogate fit` on files: refuses an `out` SaveSurrogate could not write (before fitting),
+// fits to the accuracy CSVs (one recipe) in the space file (whose text the model embeds), and
+// writes OUT.report.json and OUT.parity.svg, then the model at `out` (last, so a model file
+// present means a complete set). The data's SHA-256 is the one file's, or that of their
+// concatenation in the order given.
+SurrogateFit FitAccuracySurrogateFiles(const std::string& space_file,
+                                       const std::vector<std::string>& data_files,
+                                       const std::string& out, const SurrogateFitOptions& options);
+
 // A surrogate loaded for prediction.
 class AccuracySurrogate {
  public:

@@ -155,6 +155,32 @@ TEST_CASE("recipe keys: Key() reads back, parts override, unknown parts are name
   CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("rx"), Catch::Contains("'rx' is not a number"));
 }
 
+TEST_CASE("a space's recipe: the recipe defaults over the space's proxy settings") {
+  std::string yaml = ReadFile(SpacePath());
+  const std::string proxy =
+      "  resolution: 32\n  in_channels: 1\n  num_classes: 10\n"
+      "  removed_downsamples: 1\n  width: 0.25\n";
+  REQUIRE(yaml.find(proxy) != std::string::npos);
+  yaml.replace(yaml.find(proxy), proxy.size(),
+               "  resolution: 24\n  in_channels: 1\n  num_classes: 10\n"
+               "  removed_downsamples: 2\n  width: 0.5\n");
+  const space::Space space = space::Space::Parse(yaml, "proxy-24.yaml");
+  const ProxyRecipe r = SpaceRecipe(space);
+  CHECK(r.resolution == 24);
+  CHECK(r.width == 0.5);
+  CHECK(r.removed_downsamples == 2);
+  ProxyRecipe rest = r;
+  rest.resolution = ProxyRecipe{}.resolution;
+  rest.width = ProxyRecipe{}.width;
+  rest.removed_downsamples = ProxyRecipe{}.removed_downsamples;
+  CHECK(rest == ProxyRecipe{});
+  // RecipeProxy reads it back as the space's own proxy settings.
+  CHECK(RecipeProxy(space, r).resolution == space.proxy().resolution);
+  CHECK(RecipeProxy(space, r).width == space.proxy().width);
+  CHECK(SpaceRecipe(space).WithKey("e2").epochs == 2);
+  CHECK(SpaceRecipe(space).WithKey("e2").resolution == 24);
+}
+
 TEST_CASE("replicate statistics: seed-to-seed tau and agreement between proxies") {
   const space::Space space = space::Space::Load(SpacePath());
   AccuracyData a, b;

@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "common/text.h"
 #include "models/counts.h"
 
@@ -121,6 +122,45 @@ TEST_CASE("too few architectures or rows of another space are refused") {
   d.rows[3].fingerprint = "0000000000000000";
   CHECK_THROWS_WITH(FitAccuracySurrogate(space, yaml, d, "", {}),
                     Contains("synthetic.csv:5") && Contains("another space"));
+}
+
+TEST_CASE("fitting from files: the data's hash, the report and chart, then the model") {
+  const space::Space space = space::Space::Load(SpacePath());
+  const fs::path dir =
+      fs::temp_directory_path() / ("dcnas-surrogate-files-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string a = (dir / "a.csv").string(), b = (dir / "b.csv").string();
+  proxy::AccuracyData data = Synthetic(space, 60, 3);
+  for (proxy::AccuracyRow& r : data.rows) {
+    r.val_accuracy = r.test_accuracy = std::min(r.val_accuracy, 99.0);  // the reader's range
+  }
+  {
+    proxy::AccuracyAppender first(a), second(b);
+    for (size_t i = 0; i < data.rows.size(); ++i) (i < 40 ? first : second).Append(data.rows[i]);
+  }
+  SurrogateFitOptions o;
+  o.ensemble.members = 1;
+  o.learning_curve = false;
+  // The model's name is checked before anything is read or fitted.
+  CHECK_THROWS_WITH(FitAccuracySurrogateFiles(SpacePath(), {(dir / "none.csv").string()},
+                                              (dir / "m.bin").string(), o),
+                    Contains("m.bin"));
+  CHECK_FALSE(fs::exists(dir / "m.bin.report.json"));
+
+  const std::string out = (dir / "m.json").string();
+  const SurrogateFit fit = FitAccuracySurrogateFiles(SpacePath(), {a, b}, out, o);
+  CHECK(fit.report.groups == 60);
+  CHECK(fit.metadata["space"] == space.name());
+  CHECK(fit.metadata["space_yaml"] == ReadFile(SpacePath()));
+  CHECK(fit.metadata["data_sha256"] == Sha256Hex(ReadFile(a) + ReadFile(b)));
+  CHECK(nlohmann::json::parse(ReadFile(out + ".report.json")) == fit.metadata["report"]);
+  CHECK(ReadFile(out + ".parity.svg") == fit.parity_svg);
+  CHECK(AccuracySurrogate::Load(out).space().fingerprint() == space.fingerprint());
+  CHECK_THROWS_WITH(
+      FitAccuracySurrogateFiles((dir / "none.yaml").string(), {a}, (dir / "n.json").string(), o),
+      Contains("none.yaml"));
+  fs::remove_all(dir);
 }
 
 }  // namespace
