@@ -121,10 +121,9 @@ int RunScale(const Args& args) {
   const lacs::BaseNetwork base = !model.empty()    ? lacs::ZooBase(model)
                                  : !blocks.empty() ? lacs::BlocksBase(blocks, base_resolution)
                                                    : lacs::RunBase(run_dir, space_file);
-  sim::SimSetup setup = sim::LoadSetup(sel.accel, sel.stack, sel.calibration, sel.Overrides());
+  sim::SimSetup setup = sel.LoadSetup(batch);
   WarnIfOtherCpu(setup);
-  const std::string precision = sel.PrecisionFor(setup.spec.kind);
-  lacs::NetworkSimulator simulator(std::move(setup), batch, precision, !sel.no_fusion);
+  lacs::NetworkSimulator simulator(std::move(setup));
   if (trained_file.empty()) trained_file = out + "/trained.jsonl";
   auto store = std::make_shared<lacs::TrainedStore>(trained_file);
   auto status = StatusLine(true);
