@@ -316,10 +316,10 @@ models::Graph ModelSelection::Load() const {
   }
   if (!blocks.empty()) {
     models::BlockNetworkSpec spec;
-    spec.blocks = blocks;
     spec.width = width;
     spec.depth = depth;
     if (!(width > 0) || !(depth > 0)) throw UsageError("--width and --depth must be positive");
+    spec.blocks = models::ParseBlockStrings(blocks);
     return models::BuildBlockNetwork("blocks", spec, BuildOptions());
   }
   return models::BuiltinModels().Build(model, BuildOptions());

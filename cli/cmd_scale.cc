@@ -101,11 +101,9 @@ int RunScale(const Args& args) {
   }
   a.r.train = !a.no_train;
   const lacs::ScalePlan plan = lacs::PlanScale(a.r);
-  sim::SimSetup setup =
-      sim::LoadSetup(a.sel.accel, a.sel.stack, a.sel.calibration, a.sel.Overrides());
+  sim::SimSetup setup = a.sel.LoadSetup(a.batch);
   WarnIfOtherCpu(setup);
-  const std::string precision = a.sel.PrecisionFor(setup.spec.kind);
-  lacs::NetworkSimulator simulator(std::move(setup), a.batch, precision, !a.sel.no_fusion);
+  lacs::NetworkSimulator simulator(std::move(setup));
   auto status = StatusLine(true);
   const lacs::ScaleRun run = lacs::RunScalePlan(
       plan, simulator, [&status](const std::string& line) { status(line, true); });

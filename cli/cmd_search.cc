@@ -28,6 +28,7 @@ namespace {
 
 struct SearchArgs {
   SimSelection sim_sel;
+  sim::SimSetup setup;  // loaded by MakeLatency
   std::string space_file, accuracy_text, latency_text, out;
   search::SearchOptions o;
   int batch = 128;
@@ -111,25 +112,14 @@ void RequireOptions(const SearchArgs& a, const po::variables_map& vm, const std:
   }
 }
 
-// The latency objective (the simulator with the --accel/--stack/... setup, or a table); sets the
-// graph options of the search to the simulated batch and precision.
+// The latency objective (the simulator with the --accel/--stack/... setup, or a table); loads the
+// setup into `a` and points the search at it.
 std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const space::Space& space) {
-  const SimSelection& sel = a.sim_sel;
-  const sim::SimSetup setup =
-      sim::LoadSetup(sel.accel, sel.stack, sel.calibration, sel.Overrides());
-  WarnIfOtherCpu(setup);
-  search::SimLatencyOptions lo;
-  lo.accelerator = sel.accel;
-  lo.stack = sel.stack;
-  lo.calibration = sel.calibration;
-  lo.overrides = sel.Overrides();
-  lo.precision = sel.PrecisionFor(setup.spec.kind);
-  lo.batch = a.batch;
-  lo.fusion = !sel.no_fusion;
-  a.o.graph_options.batch = a.batch;
-  a.o.graph_options.dtype = models::ParseDType(lo.precision);
+  a.setup = a.sim_sel.LoadSetup(a.batch);
+  WarnIfOtherCpu(a.setup);
+  a.o.setup = &a.setup;
   const auto [kind, file] = search::SplitObjectiveSpec(a.latency_text);
-  if (a.latency_text == "sim") return std::make_unique<search::SimLatency>(space, setup, lo);
+  if (a.latency_text == "sim") return std::make_unique<search::SimLatency>(space, a.setup);
   if (kind == "table" && !file.empty()) {
     return search::MakeTableLatency(file, space, Sha256Hex(ReadFile(file)));
   }
@@ -210,7 +200,7 @@ int RunSearchCompare(const Args& args) {
   c.budgets = ParseBudgets(budgets);
   const space::Space space = space::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
-  c.search = a.o;  // the reward, target, threads and graph options
+  c.search = a.o;  // the reward, target, threads and the simulated setup
   const auto accuracy = search::MakeAccuracyObjective(a.accuracy_text, space, a.accuracy);
   const auto line = StatusLine(false);
   const auto result = search::CompareStrategies(

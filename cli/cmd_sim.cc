@@ -76,6 +76,14 @@ std::vector<sim::SimSetup> SimSelection::LoadSetups(const std::vector<std::strin
   return setups;
 }
 
+sim::SimSetup SimSelection::LoadSetup(int batch) const {
+  sim::SimSetup setup = sim::LoadSetup(accel, stack, calibration, Overrides());
+  setup.dtype = models::ParseDType(PrecisionFor(setup.spec.kind));
+  setup.batch = batch;
+  setup.fusion = !no_fusion;
+  return setup;
+}
+
 void WarnIfOtherCpu(const sim::SimSetup& setup) {
   static std::set<std::string> warned;
   if (setup.spec.kind != "cpu" || setup.calibration.cpu.empty()) return;

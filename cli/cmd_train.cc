@@ -107,7 +107,7 @@ models::Graph BuildTrainGraph(const TrainArgs& a, models::BuildOptions& build) {
   if (!a.blocks.empty()) {
     if (!(a.width > 0) || !(a.depth > 0)) throw UsageError("--width and --depth must be positive");
     models::BlockNetworkSpec spec;
-    spec.blocks = a.blocks;
+    spec.blocks = models::ParseBlockStrings(a.blocks);
     spec.width = a.width;
     spec.depth = a.depth;
     return models::BuildBlockNetwork("blocks", spec, build);

@@ -31,6 +31,9 @@ struct SimSelection {
   study::RunOptions StudyOptions(int batch, int resolution = 0) const;
   // Loads each accelerator with --stack, --calibration and --set.
   std::vector<sim::SimSetup> LoadSetups(const std::vector<std::string>& accels) const;
+  // The whole setup of --accel, --stack, --calibration and --set, at --precision (or the kind's
+  // default), `batch` and --no-fusion.
+  sim::SimSetup LoadSetup(int batch) const;
 };
 
 // Prints a warning to stderr when a CPU setup's calibration records a CPU other than this

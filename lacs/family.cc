@@ -102,11 +102,10 @@ BaseNetwork BlocksBase(const std::string& blocks, int resolution) {
   b.name = "blocks";
   for (std::string s; in >> s;) {
     try {
-      models::ParseBlockString(s);
+      b.spec.blocks.push_back(models::ParseBlockString(s));
     } catch (const InputError& e) {
       throw InputError("--blocks: '" + s + "': " + e.what());
     }
-    b.spec.blocks.push_back(s);
   }
   if (b.spec.blocks.empty()) throw InputError("--blocks: no block strings");
   if (resolution < 32 || resolution > 4096) {
@@ -146,31 +145,25 @@ BaseNetwork RunBase(const std::string& run_dir, const std::string& space_file) {
   }
 }
 
-NetworkSimulator::NetworkSimulator(sim::SimSetup setup, int batch, std::string precision,
-                                   bool fusion)
-    : setup_(std::move(setup)), batch_(batch), precision_(std::move(precision)), fusion_(fusion) {
-  if (batch_ < 1 || batch_ > 65536) {
-    throw InputError("--batch " + std::to_string(batch_) + " is outside 1..65536");
+NetworkSimulator::NetworkSimulator(sim::SimSetup setup) : setup_(std::move(setup)) {
+  if (setup_.batch < 1 || setup_.batch > 65536) {
+    throw InputError("--batch " + std::to_string(setup_.batch) + " is outside 1..65536");
   }
-  models::ParseDType(precision_);  // names the precision when it is not one
 }
 
 models::Graph NetworkSimulator::Build(const std::string& name,
                                       const models::BlockNetworkSpec& spec) const {
-  models::BuildOptions o;
-  o.batch = batch_;
-  o.dtype = models::ParseDType(precision_);
-  return models::BuildBlockNetwork(name, spec, o);
+  return models::BuildBlockNetwork(name, spec, setup_.GraphOptions());
 }
 
 Measured NetworkSimulator::Run(const models::Graph& graph) {
   const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
-                                      {.fusion = fusion_, .details = false}, &cache_);
+                                      setup_.Options(), &cache_);
   const models::OpCounts c = models::CountGraph(graph);
   Measured m;
   m.latency_ms = r.latency_s * 1e3;
   m.params = static_cast<double>(c.params);
-  m.flops = static_cast<double>(c.flops) / batch_;
+  m.flops = static_cast<double>(c.flops) / setup_.batch;
   m.activations = ActivationsPerImage(graph);
   return m;
 }
@@ -180,10 +173,7 @@ Measured NetworkSimulator::Measure(const std::string& name, const models::BlockN
 }
 
 Measured NetworkSimulator::MeasureZoo(const std::string& model) {
-  models::BuildOptions o;
-  o.batch = batch_;
-  o.dtype = models::ParseDType(precision_);
-  return Run(models::BuiltinModels().Build(model, o));
+  return Run(models::BuiltinModels().Build(model, setup_.GraphOptions()));
 }
 
 json NetworkSimulator::Config() const {
@@ -191,9 +181,9 @@ json NetworkSimulator::Config() const {
           {"kind", setup_.spec.kind},
           {"stack", setup_.stack.name},
           {"calibration", setup_.calibration.name},
-          {"precision", precision_},
-          {"batch", batch_},
-          {"fusion", fusion_}};
+          {"precision", models::DTypeName(setup_.dtype)},
+          {"batch", setup_.batch},
+          {"fusion", setup_.fusion}};
 }
 
 models::Graph BuildProxyNetwork(const ProxyRequest& request, const proxy::ProxyRecipe& recipe,
@@ -525,7 +515,9 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
         << " (network multipliers: width " << FormatSignificant(m.spec.width) << ", depth "
         << FormatSignificant(m.spec.depth) << ")\nper-step coefficients: " << Coef(f.per_step)
         << "\nblocks:\n";
-    for (const std::string& b : m.spec.blocks) txt << "  " << b << "\n";
+    for (const models::BlockArgs& b : m.spec.blocks) {
+      txt << "  " << models::EncodeBlockString(b) << "\n";
+    }
     WriteFileAtomic((root / "members" / (m.name + ".txt")).string(), txt.str());
   }
 
@@ -564,7 +556,7 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
     members.push_back({{"name", m.name},
                        {"phi", m.phi},
                        {"tuple", TupleJson(m.tuple)},
-                       {"blocks", m.spec.blocks},
+                       {"blocks", models::EncodeBlockStrings(m.spec.blocks)},
                        {"measured", MeasuredJson(m.measured)},
                        {"trained", TrainedJson(m.trained)}});
   }
@@ -589,7 +581,7 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
                     {"mode", ModeName(f.options.mode)},
                     {"base",
                      {{"name", f.base.name},
-                      {"blocks", f.base.spec.blocks},
+                      {"blocks", models::EncodeBlockStrings(f.base.spec.blocks)},
                       {"resolution", f.base.spec.resolution},
                       {"width", f.base.spec.width},
                       {"depth", f.base.spec.depth}}},

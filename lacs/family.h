@@ -65,7 +65,8 @@ struct Measured {
 // Simulates networks on one setup with one cost cache (members share most layers).
 class NetworkSimulator {
  public:
-  NetworkSimulator(sim::SimSetup setup, int batch, std::string precision, bool fusion);
+  // `setup`'s batch must be 1..65536.
+  explicit NetworkSimulator(sim::SimSetup setup);
   Measured Measure(const std::string& name, const models::BlockNetworkSpec& spec);
   Measured MeasureZoo(const std::string& model);
   models::Graph Build(const std::string& name, const models::BlockNetworkSpec& spec) const;
@@ -75,9 +76,6 @@ class NetworkSimulator {
  private:
   Measured Run(const models::Graph& graph);
   sim::SimSetup setup_;
-  int batch_;
-  std::string precision_;
-  bool fusion_;
   sim::CostCache cache_;
 };
 

@@ -42,6 +42,41 @@ std::string FormatNumber(double value) {
   return {buffer, ptr};
 }
 
+// The limits of a block's fields (`text` names the block in messages).
+void CheckLimits(const std::string& text, const BlockArgs& a) {
+  if (a.num_repeat < 1 || a.num_repeat > kMaxBlockRepeats) {
+    Bad(text, "repeats 'r' must be in 1.." + std::to_string(kMaxBlockRepeats));
+  }
+  if (a.kernel < 1 || a.kernel > kMaxBlockKernel) {
+    Bad(text, "kernel 'k' must be in 1.." + std::to_string(kMaxBlockKernel));
+  }
+  if (a.expand_ratio <= 0 || a.expand_ratio > kMaxBlockExpansion) {
+    Bad(text, "expansion 'e' must be in (0, " + std::to_string(kMaxBlockExpansion) + "]");
+  }
+  if (a.input_filters < 1 || a.output_filters < 1 || a.input_filters > kMaxBlockFilters ||
+      a.output_filters > kMaxBlockFilters) {
+    Bad(text, "filters 'i' and 'o' must be in 1.." + std::to_string(kMaxBlockFilters));
+  }
+}
+
+// The limits ParseBlockString checks, for args that did not come from text.
+void CheckArgs(const BlockArgs& a) {
+  const bool in_range = a.num_repeat >= 1 && a.num_repeat <= kMaxBlockRepeats && a.kernel >= 1 &&
+                        a.kernel <= kMaxBlockKernel && a.stride >= 1 && a.stride <= 9 &&
+                        a.expand_ratio > 0 && a.expand_ratio <= kMaxBlockExpansion &&
+                        a.input_filters >= 1 && a.input_filters <= kMaxBlockFilters &&
+                        a.output_filters >= 1 && a.output_filters <= kMaxBlockFilters &&
+                        (!a.se_ratio || (*a.se_ratio > 0 && *a.se_ratio <= 1)) &&
+                        a.space2depth >= 0 && a.space2depth <= 2 && a.conv_type >= 0 &&
+                        a.conv_type <= 1;
+  if (in_range) return;
+  // The message of the string that would carry them; a squeeze-excite ratio of 0 has none (the
+  // string's se0 means no squeeze-excite).
+  const std::string text = EncodeBlockString(a);
+  ParseBlockString(text);
+  Bad(text, "squeeze-excite ratio must be in (0, 1] when set");
+}
+
 }  // namespace
 
 BlockArgs ParseBlockString(const std::string& text) {
@@ -106,19 +141,7 @@ BlockArgs ParseBlockString(const std::string& text) {
     if (a.conv_type > 1) Bad(text, "conv type 'c' must be 0 or 1");
   }
   a.id_skip = !noskip;
-  if (a.num_repeat < 1 || a.num_repeat > kMaxBlockRepeats) {
-    Bad(text, "repeats 'r' must be in 1.." + std::to_string(kMaxBlockRepeats));
-  }
-  if (a.kernel < 1 || a.kernel > kMaxBlockKernel) {
-    Bad(text, "kernel 'k' must be in 1.." + std::to_string(kMaxBlockKernel));
-  }
-  if (a.expand_ratio <= 0 || a.expand_ratio > kMaxBlockExpansion) {
-    Bad(text, "expansion 'e' must be in (0, " + std::to_string(kMaxBlockExpansion) + "]");
-  }
-  if (a.input_filters < 1 || a.output_filters < 1 || a.input_filters > kMaxBlockFilters ||
-      a.output_filters > kMaxBlockFilters) {
-    Bad(text, "filters 'i' and 'o' must be in 1.." + std::to_string(kMaxBlockFilters));
-  }
+  CheckLimits(text, a);
   return a;
 }
 
@@ -197,44 +220,52 @@ int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& a, double se_coef
   return x;
 }
 
-Graph BuildBlockNetwork(const std::string& model, const BlockNetworkSpec& spec,
-                        const BuildOptions& options) {
+std::vector<BlockArgs> ParseBlockStrings(const std::vector<std::string>& texts) {
+  std::vector<BlockArgs> blocks;
+  blocks.reserve(texts.size());
+  for (const std::string& text : texts) blocks.push_back(ParseBlockString(text));
+  return blocks;
+}
+
+std::vector<std::string> EncodeBlockStrings(const std::vector<BlockArgs>& blocks) {
+  std::vector<std::string> texts;
+  texts.reserve(blocks.size());
+  for (const BlockArgs& a : blocks) texts.push_back(EncodeBlockString(a));
+  return texts;
+}
+
+void LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& options,
+                        BlockNetworkLayout& out) {
   ValidateBuildOptions(options);
-  BuildOptions resolved = options;
-  if (resolved.resolution == 0) resolved.resolution = spec.resolution;
+  out.options = options;
+  if (out.options.resolution == 0) out.options.resolution = spec.resolution;
   const double width = spec.width * options.width_scale;
-  GraphBuilder b(model, resolved);
-  int x = b.Input(resolved.resolution, resolved.resolution, resolved.in_channels);
-  GraphBuilder::ConvOptions stride2;
-  stride2.stride = 2;
-  b.SetScope("stem", 0);
-  x = b.ConvBnAct(x, RoundFilters(spec.stem_filters, width, spec.depth_divisor), 3, stride2,
-                  spec.default_activation);
-  int block_index = 0;
+  out.stem_filters = RoundFilters(spec.stem_filters, width, spec.depth_divisor);
+  out.default_activation = spec.default_activation;
+  out.se_coefficient = spec.se_coefficient;
+  out.dropout = spec.dropout;
+  out.blocks.clear();
   int stage = 0;
-  for (const std::string& text : spec.blocks) {
+  for (const BlockArgs& given : spec.blocks) {
     ++stage;
-    BlockArgs a = ParseBlockString(text);
+    CheckArgs(given);
+    BlockArgs a = given;
     const int64_t in_f = RoundFilters(a.input_filters, width, spec.depth_divisor);
     const int64_t out_f = RoundFilters(a.output_filters, width, spec.depth_divisor);
     const int kernel = a.kernel;
     const int factor = a.space2depth > 0 ? 4 / (a.stride * a.stride) : 1;
     if (a.space2depth > 0 && factor < 1) {
-      Bad(text, "space-to-depth needs stride 1 or 2");
+      Bad(EncodeBlockString(given), "space-to-depth needs stride 1 or 2");
     }
     a.input_filters = in_f * factor;
     a.output_filters = out_f * factor;
     const int repeats = RoundRepeats(a.num_repeat, spec.depth);
     if (factor > 1) a.kernel = (kernel + 1) / 2;
-    auto append = [&](const BlockArgs& args) {
-      b.SetScope("blocks." + std::to_string(block_index++), stage);
-      x = AppendMBConvBlock(b, x, args, spec.se_coefficient, spec.default_activation);
-    };
     // A stride-2 stage in space-to-depth layout: the stride was absorbed by the s2d conv, and
     // later repeats leave the s2d layout.
     const bool absorbed = a.space2depth != 0 && a.stride == 2;
     if (absorbed) a.stride = 1;
-    append(a);
+    out.blocks.push_back({a, stage});
     if (absorbed) {
       a.space2depth = 0;
       a.input_filters = in_f;
@@ -247,15 +278,52 @@ Graph BuildBlockNetwork(const std::string& model, const BlockNetworkSpec& spec,
       a.input_filters = a.output_filters;
       a.stride = 1;
     }
-    for (int r = 1; r < repeats; ++r) append(a);
+    for (int r = 1; r < repeats; ++r) out.blocks.push_back({a, stage});
   }
-  b.SetScope("head", stage + 1);
-  x = b.ConvBnAct(x, RoundFilters(spec.head_filters, width, spec.depth_divisor), 1, {},
-                  spec.default_activation);
+  out.stages = stage;
+  out.head_filters = RoundFilters(spec.head_filters, width, spec.depth_divisor);
+}
+
+BlockNetworkLayout LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& options) {
+  BlockNetworkLayout layout;
+  LayoutBlockNetwork(spec, options, layout);
+  return layout;
+}
+
+int AppendStem(GraphBuilder& b, const BlockNetworkLayout& layout) {
+  const int resolution = layout.options.resolution;
+  const int x = b.Input(resolution, resolution, layout.options.in_channels);
+  GraphBuilder::ConvOptions stride2;
+  stride2.stride = 2;
+  b.SetScope("stem", 0);
+  return b.ConvBnAct(x, layout.stem_filters, 3, stride2, layout.default_activation);
+}
+
+int AppendBlock(GraphBuilder& b, int x, const BlockNetworkLayout& layout, size_t index) {
+  const BlockNetworkLayout::Block& block = layout.blocks.at(index);
+  b.SetScope("blocks." + std::to_string(index), block.stage);
+  return AppendMBConvBlock(b, x, block.args, layout.se_coefficient, layout.default_activation);
+}
+
+int AppendHead(GraphBuilder& b, int x, const BlockNetworkLayout& layout) {
+  b.SetScope("head", layout.stages + 1);
+  x = b.ConvBnAct(x, layout.head_filters, 1, {}, layout.default_activation);
   x = b.GlobalPool(x, PoolMode::kAvg);
-  if (spec.dropout > 0) x = b.Dropout(x, spec.dropout);
-  b.FullyConnected(x, resolved.num_classes, true);
+  if (layout.dropout > 0) x = b.Dropout(x, layout.dropout);
+  return b.FullyConnected(x, layout.options.num_classes, true);
+}
+
+Graph BuildBlockNetwork(const std::string& model, const BlockNetworkLayout& layout) {
+  GraphBuilder b(model, layout.options);
+  int x = AppendStem(b, layout);
+  for (size_t i = 0; i < layout.blocks.size(); ++i) x = AppendBlock(b, x, layout, i);
+  AppendHead(b, x, layout);
   return b.Finish();
+}
+
+Graph BuildBlockNetwork(const std::string& model, const BlockNetworkSpec& spec,
+                        const BuildOptions& options) {
+  return BuildBlockNetwork(model, LayoutBlockNetwork(spec, options));
 }
 
 }  // namespace dcnas::models

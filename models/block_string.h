@@ -34,10 +34,14 @@ struct BlockArgs {
 BlockArgs ParseBlockString(const std::string& text);
 // Encodes block args back to the canonical string (parse(encode(a)) == a).
 std::string EncodeBlockString(const BlockArgs& args);
+// The same for a list (one block per stage): block strings are for files and messages; networks
+// travel as parsed args.
+std::vector<BlockArgs> ParseBlockStrings(const std::vector<std::string>& texts);
+std::vector<std::string> EncodeBlockStrings(const std::vector<BlockArgs>& blocks);
 
 // A whole EfficientNet-style network.
 struct BlockNetworkSpec {
-  std::vector<std::string> blocks;
+  std::vector<BlockArgs> blocks;  // one per stage
   double width = 1.0;
   double depth = 1.0;
   int resolution = 224;
@@ -69,8 +73,43 @@ int RoundRepeats(int repeats, double depth);
 int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& args, double se_coefficient,
                       Activation default_activation);
 
-// Builds the full network (stem, blocks, head). options.resolution overrides spec.resolution
-// when non-zero; options.width_scale multiplies the width coefficient.
+// A block network laid out for building: the stem and head widths scaled and rounded, and every
+// block as AppendMBConvBlock gets it (filters scaled and rounded, repeats unrolled, the
+// space-to-depth layout resolved). Each piece (the stem, one block, the head) appends ops that
+// depend only on its own fields and its input tensor, so a piece built once need not be built
+// again to be costed (sim/block_cost_cache.h).
+struct BlockNetworkLayout {
+  BuildOptions options;  // resolution resolved (never 0)
+  int64_t stem_filters = 0;
+  int64_t head_filters = 0;
+  Activation default_activation = Activation::kSwish;
+  double se_coefficient = 1.0;
+  double dropout = 0.0;
+  struct Block {
+    BlockArgs args;
+    int stage = 0;  // 1-based: the spec's block (stage) it repeats
+  };
+  std::vector<Block> blocks;
+  int stages = 0;  // the spec's blocks; the head's stage is stages + 1
+};
+
+// Lays out `spec` for `options` into `out` (reusing its storage). options.resolution overrides
+// spec.resolution when non-zero; options.width_scale multiplies the width coefficient. Throws
+// InputError for bad options, widths, depths or block args.
+void LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& options,
+                        BlockNetworkLayout& out);
+BlockNetworkLayout LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& options);
+
+// The pieces of a laid-out network, each in its scope ("stem", "blocks.N", "head"): the input and
+// stem convolution (returns its output id), block `index`, and the head (pool, dropout,
+// classifier).
+int AppendStem(GraphBuilder& b, const BlockNetworkLayout& layout);
+int AppendBlock(GraphBuilder& b, int x, const BlockNetworkLayout& layout, size_t index);
+int AppendHead(GraphBuilder& b, int x, const BlockNetworkLayout& layout);
+
+// Builds the full network (stem, blocks, head).
+Graph BuildBlockNetwork(const std::string& model, const BlockNetworkLayout& layout);
+// LayoutBlockNetwork, then the network.
 Graph BuildBlockNetwork(const std::string& model, const BlockNetworkSpec& spec,
                         const BuildOptions& options);
 

@@ -45,12 +45,23 @@ std::string FirstDifference(const nlohmann::json& a, const nlohmann::json& b,
 }
 
 std::string JournalLine(const JournalEntry& e) {
-  const nlohmann::json j = {{"id", e.id},
-                            {"encoding", e.encoding},
-                            {"accuracy", e.accuracy},
-                            {"latency_ms", e.latency_ms},
-                            {"reward", e.reward}};
-  return j.dump();
+  // The dump of the object {id, encoding, accuracy, latency_ms, reward} (keys in nlohmann::json's
+  // sorted order, its number format), written without building the object: one per evaluation.
+  const bool plain = std::all_of(e.encoding.begin(), e.encoding.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  std::string line = "{\"accuracy\":";
+  line += nlohmann::json(e.accuracy).dump();
+  line += ",\"encoding\":";
+  line += plain ? '"' + e.encoding + '"' : nlohmann::json(e.encoding).dump();
+  line += ",\"id\":";
+  line += std::to_string(e.id);
+  line += ",\"latency_ms\":";
+  line += nlohmann::json(e.latency_ms).dump();
+  line += ",\"reward\":";
+  line += nlohmann::json(e.reward).dump();
+  line += '}';
+  return line;
 }
 
 Journal Journal::Create(const std::string& path, const nlohmann::json& header) {

@@ -8,7 +8,6 @@
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
-#include "models/counts.h"
 #include "models/tensor.h"
 #include "models/zoo/zoo.h"
 
@@ -170,13 +169,11 @@ std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path,
       TableLookup(ReadObjectiveTable(path, "latency_ms", space, 0.0, true), space, sha256));
 }
 
-SimLatency::SimLatency(const space::Space& space, sim::SimSetup setup, SimLatencyOptions options)
-    : space_(space), setup_(std::move(setup)), options_(std::move(options)) {
-  if (options_.batch < 1) {
-    throw InputError("--batch must be at least 1 (got " + std::to_string(options_.batch) + ")");
+SimLatency::SimLatency(const space::Space& space, sim::SimSetup setup)
+    : space_(space), setup_(std::move(setup)) {
+  if (setup_.batch < 1) {
+    throw InputError("--batch must be at least 1 (got " + std::to_string(setup_.batch) + ")");
   }
-  build_.batch = options_.batch;
-  build_.dtype = models::ParseDType(options_.precision);
 }
 
 double SimLatency::LatencyMs(const space::Encoding& e) {
@@ -185,14 +182,12 @@ double SimLatency::LatencyMs(const space::Encoding& e) {
 }
 
 double SimLatency::LatencyAndCounts(const space::Encoding& e, std::optional<ArchCounts>& counts) {
-  const models::Graph graph = space_.BuildFull(e, {}, build_);
-  const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
-                                      {.fusion = options_.fusion, .details = false}, &cache_);
+  const sim::NetworkCost c = sim::SimulateBlockNetwork(
+      space_.LayoutFull(e, {}, setup_.GraphOptions()), setup_, blocks_, &cache_, scratch_);
   // Parameters do not depend on the batch; every op's FLOPs are linear in it.
-  const models::OpCounts c = models::CountGraph(graph);
-  counts = ArchCounts{static_cast<double>(c.params),
-                      static_cast<double>(c.flops) / static_cast<double>(build_.batch)};
-  return r.latency_s * 1e3;
+  counts = ArchCounts{static_cast<double>(c.counts.params),
+                      static_cast<double>(c.counts.flops) / static_cast<double>(setup_.batch)};
+  return c.latency_s * 1e3;
 }
 
 std::unique_ptr<LatencyObjective> SimLatency::Clone() const {
@@ -200,15 +195,15 @@ std::unique_ptr<LatencyObjective> SimLatency::Clone() const {
 }
 
 std::optional<double> SimLatency::ModelLatencyMs(const std::string& model) {
-  const models::Graph graph = models::BuiltinModels().Build(model, build_);
+  const models::Graph graph = models::BuiltinModels().Build(model, setup_.GraphOptions());
   const sim::Report r = sim::Simulate(graph, setup_.spec, setup_.stack, setup_.calibration,
-                                      {.fusion = options_.fusion, .details = false}, &cache_);
+                                      setup_.Options(), &cache_);
   return r.latency_s * 1e3;
 }
 
 nlohmann::json SimLatency::Config() const {
   nlohmann::json sets = nlohmann::json::array();
-  for (const auto& o : options_.overrides) sets.push_back(o.path + "=" + o.value);
+  for (const auto& o : setup_.overrides) sets.push_back(o.path + "=" + o.value);
   char calibration_fp[17];
   std::snprintf(calibration_fp, sizeof calibration_fp, "%016llx",
                 static_cast<unsigned long long>(setup_.calibration.Fingerprint()));
@@ -217,9 +212,9 @@ nlohmann::json SimLatency::Config() const {
           {"stack", setup_.stack.name},
           {"calibration", setup_.calibration.name},
           {"calibration_fingerprint", calibration_fp},
-          {"precision", options_.precision},
-          {"batch", options_.batch},
-          {"fusion", options_.fusion},
+          {"precision", models::DTypeName(setup_.dtype)},
+          {"batch", setup_.batch},
+          {"fusion", setup_.fusion},
           {"sets", sets}};
 }
 

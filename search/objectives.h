@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/block_cost_cache.h"
 #include "sim/cost_cache.h"
 #include "sim/engine.h"
 #include "space/space.h"
@@ -81,36 +82,28 @@ std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path,
                                                    const space::Space& space,
                                                    const std::string& sha256);
 
-// How the simulator objective builds and simulates candidates (the options of `dcnas sim`).
-struct SimLatencyOptions {
-  std::string accelerator = "tpu-v3";
-  std::string stack;        // empty: the accelerator kind's default stack
-  std::string calibration;  // empty: built-in defaults
-  std::vector<Override> overrides;
-  std::string precision;  // resolved dtype of the run (bf16, fp16, fp32, int8)
-  int batch = 128;
-  bool fusion = true;
-};
-
-// Latency from the simulator: each candidate's full-size graph (Space::BuildFull at the batch and
-// precision) simulated on one loaded setup, with one cost cache across candidates, so a layer seen
-// before is not costed again.
+// Latency from the simulator: each candidate's full-size network (Space::LayoutFull at the setup's
+// batch and precision) costed on the setup block by block (sim::SimulateBlockNetwork), with one
+// block cost cache and one per-op cost cache across candidates, so a block seen before is neither
+// built nor costed again; the latency is the one Simulate gives for the graph (BuildFull).
 class SimLatency : public LatencyObjective {
  public:
-  SimLatency(const space::Space& space, sim::SimSetup setup, SimLatencyOptions options);
+  SimLatency(const space::Space& space, sim::SimSetup setup);
   double LatencyMs(const space::Encoding& e) override;
   double LatencyAndCounts(const space::Encoding& e, std::optional<ArchCounts>& counts) override;
   std::unique_ptr<LatencyObjective> Clone() const override;
   std::optional<double> ModelLatencyMs(const std::string& model) override;
   nlohmann::json Config() const override;
+  const sim::SimSetup& setup() const { return setup_; }
   const sim::CostCache& cache() const { return cache_; }
+  const sim::BlockCostCache& block_cache() const { return blocks_; }
 
  private:
   const space::Space& space_;
   sim::SimSetup setup_;
-  SimLatencyOptions options_;
-  models::BuildOptions build_;
   sim::CostCache cache_;
+  sim::BlockCostCache blocks_;
+  std::vector<sim::cost::GroupCost> scratch_;
 };
 
 }  // namespace dcnas::search

@@ -568,7 +568,9 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
 
   const SearchPoint& best = result.points.at(result.best);
   const space::Decoded decoded = space.Decode(best.encoding);
-  const models::Graph graph = space.BuildFull(best.encoding, {}, options.graph_options);
+  const models::Graph graph = space.BuildFull(
+      best.encoding, {},
+      options.setup != nullptr ? options.setup->GraphOptions() : models::BuildOptions{});
   const models::OpCounts counts = models::CountGraph(space.BuildFull(best.encoding, {}, {}));
   WriteFileAtomic((dir / "best.json").string(), models::GraphToJsonString(graph));
   std::ostringstream txt;

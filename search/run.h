@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "exec/executor.h"
-#include "models/builder.h"
 #include "search/objectives.h"
 #include "search/references.h"
 #include "search/strategy.h"
+#include "sim/engine.h"
 #include "space/space.h"
 
 namespace dcnas::search {
@@ -47,8 +47,9 @@ struct SearchOptions {
   // Threads that score a round's candidates side by side (each with its own latency objective):
   // the result does not depend on it.
   int threads = 1;
-  // How best.json's graph is built (batch, dtype): the simulated setup's.
-  models::BuildOptions graph_options;
+  // The simulated setup, when there is one: best.json's graph is built at its batch and precision
+  // (without one, at batch 1 and fp32).
+  const sim::SimSetup* setup = nullptr;
   // Zoo models scored beside the search (search/references.h); not part of the journal.
   std::vector<std::string> references = DefaultReferences();
   // Where latencies are computed: null, here on `threads` threads; else on the executor's

@@ -618,6 +618,33 @@ std::vector<int> NonDominatedRanks(const std::vector<std::vector<double>>& objec
 std::vector<size_t> ParetoFront(const std::vector<std::vector<double>>& objectives) {
   CheckObjectives(objectives);
   std::vector<size_t> front;
+  if (!objectives.empty() && objectives[0].size() == 2) {
+    // Two objectives: by the first, descending. A point is dominated by a point of a larger first
+    // objective with a second at least as large, or by one of the same first and a larger second.
+    std::vector<size_t> order(objectives.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return objectives[a][0] > objectives[b][0]; });
+    bool any_before = false;
+    double best_before = 0.0;  // the largest second objective of the larger first objectives
+    for (size_t g = 0; g < order.size();) {
+      size_t end = g;
+      double best_here = objectives[order[g]][1];
+      while (end < order.size() && !(objectives[order[end]][0] < objectives[order[g]][0])) {
+        best_here = std::max(best_here, objectives[order[end]][1]);
+        ++end;
+      }
+      for (size_t k = g; k < end; ++k) {
+        const double y = objectives[order[k]][1];
+        if (!(any_before && best_before >= y) && !(y < best_here)) front.push_back(order[k]);
+      }
+      best_before = any_before ? std::max(best_before, best_here) : best_here;
+      any_before = true;
+      g = end;
+    }
+    std::sort(front.begin(), front.end());
+    return front;
+  }
   for (size_t i = 0; i < objectives.size(); ++i) {
     bool dominated = false;
     for (size_t j = 0; j < objectives.size() && !dominated; ++j) {

@@ -13,8 +13,9 @@ class SurrogateAccuracy : public AccuracyObjective {
       : surrogate_(std::move(surrogate)),
         file_(std::move(file)),
         min_tau_(min_tau),
-        sha256_(std::move(sha256)),
-        names_(space::FeatureNames(surrogate_.space())) {}
+        sha256_(std::move(sha256)) {
+    features_.names = space::FeatureNames(surrogate_.space());
+  }
 
   double Accuracy(const space::Encoding& e) override {
     surrogate_.Predict({e}, {space::Scaling{}}, mean_, std_);
@@ -28,13 +29,13 @@ class SurrogateAccuracy : public AccuracyObjective {
       AccuracyObjective::AccuracyBatch(encodings, counts, out);
       return;
     }
-    space::FeatureSet f;
-    f.names = names_;
+    features_.values.clear();
+    features_.rows = 0;
     for (size_t i = 0; i < encodings.size(); ++i) {
       space::AppendFeatures(surrogate_.space(), encodings[i], {}, counts[i].params, counts[i].flops,
-                            f);
+                            features_);
     }
-    surrogate_.PredictFeatures(f, mean_, std_);
+    surrogate_.PredictFeatures(features_, mean_, std_);
     out.assign(mean_.begin(), mean_.end());
   }
 
@@ -67,7 +68,7 @@ class SurrogateAccuracy : public AccuracyObjective {
   std::string file_;
   double min_tau_;
   std::string sha256_;
-  std::vector<std::string> names_;
+  space::FeatureSet features_;  // the rows of a batch (names set once)
   std::vector<float> mean_, std_;
 };
 

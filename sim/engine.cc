@@ -123,28 +123,47 @@ RunIdentity DescribeRun(const PreparedGraph& graph, const AcceleratorSpec& spec,
   return id;
 }
 
-Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const StackProfile& stack,
-                const CalibrationParams& calibration, const SimOptions& options, CostCache* cache) {
-  if (graph.graph == nullptr) throw InternalError("Simulate: unprepared graph");
-  const cost::CostContext ctx = MakeCostContext(spec, stack, calibration, graph.dtype);
+Kernels PlanKernels(const PreparedGraph& graph, const cost::CostContext& ctx,
+                    const StackProfile& stack, bool fusion, CostCache* cache) {
   const size_t n = graph.ops.size();
-  std::vector<cost::OpWork> work(n);
+  Kernels k;
+  k.work.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const PreparedOp& op = graph.ops[i];
     if (op.cls == OpClass::kView) continue;
     if (cache != nullptr) {
       if (const cost::OpWork* hit = cache->Find(op.signature, ctx.fingerprint)) {
-        work[i] = *hit;
+        k.work[i] = *hit;
         continue;
       }
-      work[i] = cost::ComputeOpWork(op, ctx);
-      cache->Insert(op.signature, ctx.fingerprint, work[i]);
+      k.work[i] = cost::ComputeOpWork(op, ctx);
+      cache->Insert(op.signature, ctx.fingerprint, k.work[i]);
     } else {
-      work[i] = cost::ComputeOpWork(op, ctx);
+      k.work[i] = cost::ComputeOpWork(op, ctx);
     }
   }
-  const FusionPlan plan = PlanFusion(graph, work, ctx, stack, options.fusion);
-  std::vector<cost::GroupCost> costs(plan.groups.size());
+  k.plan = PlanFusion(graph, k.work, ctx, stack, fusion);
+  k.costs.resize(k.plan.groups.size());
+  for (size_t g = 0; g < k.plan.groups.size(); ++g) {
+    k.costs[g] = cost::FinishGroup(k.plan.groups[g].terms, ctx);
+  }
+  return k;
+}
+
+double KernelsLatencyS(std::vector<cost::GroupCost>& costs, const StackProfile& stack) {
+  if (stack.async_launch) cost::QueueLaunches(costs);
+  double latency_s = 0.0;
+  for (const cost::GroupCost& c : costs) latency_s += c.total_s;
+  return latency_s;
+}
+
+Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const StackProfile& stack,
+                const CalibrationParams& calibration, const SimOptions& options, CostCache* cache) {
+  if (graph.graph == nullptr) throw InternalError("Simulate: unprepared graph");
+  const cost::CostContext ctx = MakeCostContext(spec, stack, calibration, graph.dtype);
+  Kernels k = PlanKernels(graph, ctx, stack, options.fusion, cache);
+  const FusionPlan& plan = k.plan;
+  std::vector<cost::GroupCost>& costs = k.costs;
   Report r;
   static_cast<RunIdentity&>(r) = DescribeRun(graph, spec, stack, calibration);
   r.batch = graph.batch;
@@ -165,12 +184,8 @@ Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const S
   r.board_w = spec.power.board_w;
   r.hbm_bytes_per_s = spec.HbmBytesPerS();
   r.ridge_flop_per_byte = spec.RidgeFlopPerByte(graph.dtype);
-  for (size_t g = 0; g < plan.groups.size(); ++g) {
-    costs[g] = cost::FinishGroup(plan.groups[g].terms, ctx);
-  }
-  if (stack.async_launch) cost::QueueLaunches(costs);
+  r.latency_s = KernelsLatencyS(costs, stack);
   for (const cost::GroupCost& c : costs) {
-    r.latency_s += c.total_s;
     r.hbm_bytes += c.hbm_bytes;
     r.time.matrix_s += c.matrix_s;
     r.time.vector_s += c.vector_s;
@@ -189,7 +204,7 @@ Report Simulate(const PreparedGraph& graph, const AcceleratorSpec& spec, const S
     r.achieved_flops_per_s = r.flops / r.latency_s;
     r.percent_of_peak = 100.0 * r.achieved_flops_per_s / r.peak_flops_per_s;
   }
-  if (options.details) FillDetails(graph, work, plan, costs, ctx, r);
+  if (options.details) FillDetails(graph, k.work, plan, costs, ctx, r);
   return r;
 }
 
@@ -213,11 +228,22 @@ SimSetup LoadSetup(const std::string& accelerator, const std::string& stack,
       spec_o.push_back(o);
     }
   }
-  SimSetup s{LoadAccelerator(accelerator, spec_o), {}, {}};
+  SimSetup s;
+  s.spec = LoadAccelerator(accelerator, spec_o);
   s.stack = LoadStack(stack.empty() ? DefaultStackFor(s.spec.kind) : stack, stack_o);
   s.calibration =
       calibration.empty() ? DefaultCalibration(calib_o) : LoadCalibration(calibration, calib_o);
+  s.overrides = overrides;
   return s;
 }
+
+models::BuildOptions SimSetup::GraphOptions() const {
+  models::BuildOptions o;
+  o.batch = batch;
+  o.dtype = dtype;
+  return o;
+}
+
+SimOptions SimSetup::Options(bool details) const { return {.fusion = fusion, .details = details}; }
 
 }  // namespace dcnas::sim

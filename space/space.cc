@@ -534,6 +534,15 @@ void Space::Finalize() {
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a(def.str())));
   fingerprint_ = hex;
+  base_.clear();
+  for (const auto& u : units_) {
+    LayerPatch base;
+    base.repeats_delta = 0;
+    base.filters_multiplier = 1.0;
+    base.space_to_depth = false;
+    u.fixed.ApplyTo(base);
+    base_.push_back(base);
+  }
   alias_.clear();
   for (const auto& u : units_) {
     const int64_t filters = stages_.at(static_cast<size_t>(u.stage)).filters;
@@ -613,17 +622,22 @@ double Space::CanonicalSize() const {
 }
 
 LayerPatch Space::Resolve(const Encoding& e, size_t unit) const {
-  LayerPatch r;
-  r.repeats_delta = 0;
-  r.filters_multiplier = 1.0;
-  r.space_to_depth = false;
+  LayerPatch r = base_[unit];
   const Unit& u = units_[unit];
-  u.fixed.ApplyTo(r);
   for (size_t c = 0; c < u.choices.size(); ++c) {
     const int v = e[offsets_[unit] + c];
     u.choices[c].values[static_cast<size_t>(v)].ApplyTo(r);
   }
   return r;
+}
+
+BlockType Space::UnitBlock(const Encoding& e, size_t unit) const {
+  const Unit& u = units_[unit];
+  for (size_t c = u.choices.size(); c-- > 0;) {
+    const LayerPatch& v = u.choices[c].values[static_cast<size_t>(e[offsets_[unit] + c])];
+    if (v.block) return *v.block;
+  }
+  return *base_[unit].block;
 }
 
 Encoding Space::Canonical(const Encoding& e) const {
@@ -642,8 +656,7 @@ Encoding Space::Canonical(const Encoding& e) const {
   for (size_t i = 0; i < out.size(); ++i) out[i] = alias_[i][static_cast<size_t>(out[i])];
   // Zero the choices whose fields do not matter for a skipped layer or stage.
   for (size_t u = 0; u < units_.size(); ++u) {
-    const LayerPatch r = Resolve(e, u);
-    if (*r.block != BlockType::kSkip) continue;
+    if (UnitBlock(e, u) != BlockType::kSkip) continue;
     for (size_t c = 0; c < units_[u].choices.size(); ++c) {
       const auto& fields = units_[u].choices[c].fields;
       if (std::find(fields.begin(), fields.end(), "block") == fields.end()) {
@@ -656,18 +669,23 @@ Encoding Space::Canonical(const Encoding& e) const {
   while (u < units_.size()) {
     size_t end = u;
     while (end < units_.size() && units_[end].stage == units_[u].stage) ++end;
-    if (units_[u].layer >= 0 && end - u > 1) {
+    bool skipped_before_kept = false;
+    for (size_t l = u, skipped = 0; l < end && units_[u].layer >= 0; ++l) {
+      const bool skip = UnitBlock(out, l) == BlockType::kSkip;
+      skipped_before_kept |= !skip && skipped > 0;
+      skipped += skip ? 1 : 0;
+    }
+    if (skipped_before_kept) {
+      // The kept layers' choices, then the skipped ones', each in order, into the stage's units.
       const size_t width = units_[u].choices.size();
-      std::vector<std::vector<int>> kept, skipped;
-      for (size_t l = u; l < end; ++l) {
-        std::vector<int> part(out.begin() + static_cast<long>(offsets_[l]),
-                              out.begin() + static_cast<long>(offsets_[l] + width));
-        (*Resolve(out, l).block == BlockType::kSkip ? skipped : kept).push_back(part);
-      }
-      kept.insert(kept.end(), skipped.begin(), skipped.end());
-      for (size_t l = u; l < end; ++l) {
-        std::copy(kept[l - u].begin(), kept[l - u].end(),
-                  out.begin() + static_cast<long>(offsets_[l]));
+      const std::vector<int> was = out;
+      size_t to = u;
+      for (const bool skips : {false, true}) {
+        for (size_t l = u; l < end; ++l) {
+          if ((UnitBlock(was, l) == BlockType::kSkip) != skips) continue;
+          std::copy_n(was.begin() + static_cast<long>(offsets_[l]), width,
+                      out.begin() + static_cast<long>(offsets_[to++]));
+        }
       }
     }
     u = end;
@@ -675,9 +693,9 @@ Encoding Space::Canonical(const Encoding& e) const {
   return out;
 }
 
-Decoded Space::Decode(const Encoding& raw) const {
-  const Encoding e = Canonical(raw);
-  Decoded d;
+std::string Space::DecodeCanonical(const Encoding& e, std::vector<models::BlockArgs>& blocks,
+                                   Decoded* text) const {
+  blocks.clear();
   int64_t in_filters = network_.stem_filters;
   // Spatial size at full resolution: the stem halves it.
   int64_t size = (network_.resolution + 1) / 2;
@@ -689,16 +707,16 @@ Decoded Space::Decode(const Encoding& raw) const {
     while (end < units_.size() && units_[end].stage == static_cast<int>(s)) ++end;
     const bool d2 = next_d2;
     next_d2 = false;
-    std::vector<models::BlockArgs> layers;
+    const size_t stage_start = blocks.size();
     std::string ops;
     int64_t out_filters = in_filters;
     for (size_t l = u; l < end; ++l) {
       const LayerPatch r = Resolve(e, l);
-      const std::string where = units_[l].name;
+      const std::string& where = units_[l].name;
       const int64_t out = models::RoundFilters(sk.filters, *r.filters_multiplier);
       if (*r.block == BlockType::kSkip) {
         if (*r.space_to_depth) {
-          throw InputError(where + ".space_to_depth: a skipped stage cannot do space-to-depth");
+          return where + ".space_to_depth: a skipped stage cannot do space-to-depth";
         }
         continue;
       }
@@ -706,10 +724,10 @@ Decoded Space::Decode(const Encoding& raw) const {
       a.num_repeat = sk.repeats + *r.repeats_delta;
       if (sk.per_layer) a.num_repeat = 1;
       if (a.num_repeat < 1) {
-        throw InputError(where + ".repeats_delta: " + std::to_string(sk.repeats) + " + (" +
-                         std::to_string(*r.repeats_delta) + ") leaves no layer in the stage");
+        return where + ".repeats_delta: " + std::to_string(sk.repeats) + " + (" +
+               std::to_string(*r.repeats_delta) + ") leaves no layer in the stage";
       }
-      const bool first = layers.empty();
+      const bool first = blocks.size() == stage_start;
       a.kernel = *r.kernel;
       a.stride = first ? sk.stride : 1;
       a.expand_ratio = *r.expand;
@@ -737,11 +755,13 @@ Decoded Space::Decode(const Encoding& raw) const {
         map = (size + 1) / 2;
       }
       if (k_eff > map) {
-        throw InputError(where + ".kernel: kernel " + std::to_string(a.kernel) +
-                         " larger than its " + std::to_string(map) + "x" + std::to_string(map) +
-                         " feature map at " + std::to_string(network_.resolution) + " px");
+        return where + ".kernel: kernel " + std::to_string(a.kernel) + " larger than its " +
+               std::to_string(map) + "x" + std::to_string(map) + " feature map at " +
+               std::to_string(network_.resolution) + " px";
       }
-      if (first && ops.empty()) {
+      if (text == nullptr) {
+        // no stage ops to describe
+      } else if (first && ops.empty()) {
         std::ostringstream o;
         o << BlockTypeName(*r.block) << " k" << a.kernel << " e"
           << FormatSignificant(a.expand_ratio) << " se" << FormatSignificant(*r.se) << " "
@@ -753,44 +773,60 @@ Decoded Space::Decode(const Encoding& raw) const {
         ops += " | " + BlockTypeName(*r.block) + " k" + std::to_string(a.kernel) + " e" +
                FormatSignificant(a.expand_ratio);
       }
-      layers.push_back(a);
+      blocks.push_back(a);
       out_filters = out;
     }
-    if (layers.empty()) {
+    if (blocks.size() == stage_start) {
       // The whole stage vanished: only possible when it changes neither size nor width.
       const int64_t out =
           models::RoundFilters(sk.filters, units_[u].fixed.filters_multiplier.value_or(1.0));
       if (sk.stride != 1 || out != in_filters || d2) {
-        throw InputError(units_[u].name +
-                         ".block: skipping every layer of a stage that changes "
-                         "the stride or the filters (" +
-                         std::to_string(in_filters) + " -> " + std::to_string(out) + ", stride " +
-                         std::to_string(sk.stride) + ")");
+        return units_[u].name +
+               ".block: skipping every layer of a stage that changes the stride or the filters (" +
+               std::to_string(in_filters) + " -> " + std::to_string(out) + ", stride " +
+               std::to_string(sk.stride) + ")";
       }
-      d.stage_ops.emplace_back("skip");
+      if (text != nullptr) text->stage_ops.emplace_back("skip");
       u = end;
       continue;
     }
     // Spatial size after the stage: a space-to-depth pair moves the stage-2 downsampling into
     // stage 1, which leaves the total unchanged.
-    const bool absorbed = layers[0].space2depth == 2 && sk.stride == 2;
-    if (layers[0].space2depth == 1 || (sk.stride == 2 && !absorbed)) size = (size + 1) / 2;
-    for (const auto& a : layers) {
-      d.blocks.push_back(models::EncodeBlockString(a));
-      d.block_stages.push_back(static_cast<int>(s));
-      d.layers += a.num_repeat;
+    const models::BlockArgs& lead = blocks[stage_start];
+    const bool absorbed = lead.space2depth == 2 && sk.stride == 2;
+    if (lead.space2depth == 1 || (sk.stride == 2 && !absorbed)) size = (size + 1) / 2;
+    if (text != nullptr) {
+      for (size_t b = stage_start; b < blocks.size(); ++b) {
+        text->block_stages.push_back(static_cast<int>(s));
+        text->layers += blocks[b].num_repeat;
+      }
+      text->stage_ops.push_back(ops);
     }
-    d.stage_ops.push_back(ops);
     in_filters = out_filters;
     u = end;
   }
+  return {};
+}
+
+Decoded Space::Decode(const Encoding& raw) const {
+  Decoded d;
+  const std::string error = DecodeCanonical(Canonical(raw), d.args, &d);
+  if (!error.empty()) throw InputError(error);
+  d.blocks = models::EncodeBlockStrings(d.args);
   return d;
+}
+
+std::vector<models::BlockArgs> Space::DecodeBlocks(const Encoding& raw) const {
+  std::vector<models::BlockArgs> blocks;
+  const std::string error = DecodeCanonical(Canonical(raw), blocks, nullptr);
+  if (!error.empty()) throw InputError(error);
+  return blocks;
 }
 
 bool Space::IsValid(const Encoding& e) const {
   try {
-    Decode(e);
-    return true;
+    std::vector<models::BlockArgs> blocks;
+    return DecodeCanonical(Canonical(e), blocks, nullptr).empty();
   } catch (const InputError&) {
     return false;
   }
@@ -801,14 +837,17 @@ std::string Space::ToText(const Encoding& e) const {
     throw InputError("encoding has " + std::to_string(e.size()) + " choices, space '" + name_ +
                      "' has " + std::to_string(choice_counts_.size()));
   }
-  std::vector<std::string> groups;
+  std::string text;
+  text.reserve(2 * e.size() + units_.size());
   for (size_t u = 0; u < units_.size(); ++u) {
-    std::vector<std::string> parts;
-    for (size_t c = 0; c < units_[u].choices.size(); ++c)
-      parts.push_back(Base36(e[offsets_[u] + c]));
-    groups.push_back(parts.empty() ? "-" : Join(parts, "."));
+    if (u > 0) text += '_';
+    if (units_[u].choices.empty()) text += '-';
+    for (size_t c = 0; c < units_[u].choices.size(); ++c) {
+      if (c > 0) text += '.';
+      text += Base36(e[offsets_[u] + c]);
+    }
   }
-  return Join(groups, "_");
+  return text;
 }
 
 Encoding Space::FromText(const std::string& text) const {
@@ -864,7 +903,7 @@ models::BlockNetworkSpec Space::NetworkSpec(const Encoding& e, const Scaling& sc
     throw InputError("scaling coefficients must be positive and finite");
   }
   models::BlockNetworkSpec spec;
-  spec.blocks = Decode(e).blocks;
+  spec.blocks = DecodeBlocks(e);
   spec.width = scaling.width;
   spec.depth = scaling.depth;
   spec.resolution = std::max(
@@ -877,12 +916,18 @@ models::BlockNetworkSpec Space::NetworkSpec(const Encoding& e, const Scaling& sc
   return spec;
 }
 
-models::Graph Space::BuildFull(const Encoding& e, const Scaling& scaling,
-                               const models::BuildOptions& options) const {
+models::BlockNetworkLayout Space::LayoutFull(const Encoding& e, const Scaling& scaling,
+                                             const models::BuildOptions& options) const {
   const models::BlockNetworkSpec spec = NetworkSpec(e, scaling);
   models::BuildOptions o = options;
   o.resolution = spec.resolution;
-  return models::BuildBlockNetwork(name_ + ":" + ToText(Canonical(e)), spec, o);
+  return models::LayoutBlockNetwork(spec, o);
+}
+
+models::Graph Space::BuildFull(const Encoding& e, const Scaling& scaling,
+                               const models::BuildOptions& options) const {
+  return models::BuildBlockNetwork(name_ + ":" + ToText(Canonical(e)),
+                                   LayoutFull(e, scaling, options));
 }
 
 int Space::ProxyResolution(int base, const Scaling& scaling) {
@@ -983,8 +1028,8 @@ void AppendFeatures(const Space& space, const Encoding& raw, const Scaling& scal
   }
   const models::BlockNetworkSpec spec = space.NetworkSpec(e, scaling);
   int layers = 0;
-  for (const auto& b : spec.blocks) {
-    layers += models::RoundRepeats(models::ParseBlockString(b).num_repeat, scaling.depth);
+  for (const models::BlockArgs& b : spec.blocks) {
+    layers += models::RoundRepeats(b.num_repeat, scaling.depth);
   }
   out.values[start + col++] = static_cast<float>(std::log10(std::max(params, 1.0)));
   out.values[start + col++] = static_cast<float>(std::log10(std::max(flops, 1.0)));
@@ -998,17 +1043,13 @@ void AppendFeatures(const Space& space, const Encoding& raw, const Scaling& scal
 
 namespace {
 
-// Block strings with the activation made explicit (`fallback` where a block has none).
-std::vector<models::BlockArgs> ExplicitBlocks(const std::vector<std::string>& blocks,
+// Blocks with the activation made explicit (`fallback` where a block has none).
+std::vector<models::BlockArgs> ExplicitBlocks(std::vector<models::BlockArgs> blocks,
                                               models::Activation fallback) {
-  std::vector<models::BlockArgs> out;
-  out.reserve(blocks.size());
-  for (const std::string& b : blocks) {
-    models::BlockArgs a = models::ParseBlockString(b);
+  for (models::BlockArgs& a : blocks) {
     if (!a.activation) a.activation = fallback;
-    out.push_back(a);
   }
-  return out;
+  return blocks;
 }
 
 size_t MatchedPrefix(const std::vector<models::BlockArgs>& a,
@@ -1067,9 +1108,9 @@ std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNe
     for_each_combination(e, u, [&](const Encoding& x) {
       try {
         const Decoded d = space.Decode(x);
-        std::vector<std::string> upto;
-        for (size_t b = 0; b < d.blocks.size() && d.block_stages[b] <= stage; ++b) {
-          upto.push_back(d.blocks[b]);
+        std::vector<models::BlockArgs> upto;
+        for (size_t b = 0; b < d.args.size() && d.block_stages[b] <= stage; ++b) {
+          upto.push_back(d.args[b]);
         }
         const auto blocks = ExplicitBlocks(upto, own);
         // A unit adds at most one block (string) to the match.
@@ -1094,7 +1135,7 @@ std::optional<SpaceMatch> FindEncoding(const Space& space, const models::BlockNe
     e = best;
     matched = best_matched;
   }
-  if (matched != want.size() || ExplicitBlocks(space.Decode(e).blocks, own).size() != want.size()) {
+  if (matched != want.size() || space.DecodeBlocks(e).size() != want.size()) {
     return std::nullopt;
   }
   SpaceMatch match{space.Canonical(e), true, {}};

@@ -11,8 +11,9 @@
 // multipliers that round to one width), zeroes the choices that do not affect the network (e.g.
 // the kernel of a skipped layer) and moves skipped layers of a per-layer stage to the stage's
 // end, so two encodings that name the same network have one canonical text. It decodes to
-// EfficientNet-style block strings (models/block_string.h) and from there to the layer graph at
-// full size (for the simulator) and at proxy size (for training). File format: space/README.md.
+// EfficientNet-style block args (models/block_string.h; their block strings are for files and
+// messages) and from there to the layer graph at full size (for the simulator) and at proxy size
+// (for training). File format: space/README.md.
 #pragma once
 
 #include <cstdint>
@@ -102,10 +103,11 @@ using Encoding = std::vector<int>;
 
 // The decoded network of one architecture.
 struct Decoded {
-  std::vector<std::string> blocks;     // block strings (skipped layers removed)
-  std::vector<int> block_stages;       // the 0-based stage of each block string
-  std::vector<std::string> stage_ops;  // per stage, e.g. "fused k3 e6 se0.25 swish x2 s2d"
-  int layers = 0;                      // MBConv / fused layers in the network
+  std::vector<models::BlockArgs> args;  // the blocks (skipped layers removed)
+  std::vector<std::string> blocks;      // their block strings, for files and messages
+  std::vector<int> block_stages;        // the 0-based stage of each block
+  std::vector<std::string> stage_ops;   // per stage, e.g. "fused k3 e6 se0.25 swish x2 s2d"
+  int layers = 0;                       // MBConv / fused layers in the network
 };
 
 class Space {
@@ -138,6 +140,8 @@ class Space {
   // layer that must change shape, space-to-depth without a following stride-2 stage, a kernel
   // larger than its feature map at full size, a stage repeated fewer than once).
   Decoded Decode(const Encoding& e) const;
+  // Only the blocks (Decode's args, no text), for the search's hot path.
+  std::vector<models::BlockArgs> DecodeBlocks(const Encoding& e) const;
   // The canonical encoding (same network, don't-care choices zeroed, skips moved to the end).
   Encoding Canonical(const Encoding& e) const;
   // Text form "1.0.2_0.1_..." (one group per unit, indices in base 36); parse checks the space.
@@ -146,7 +150,12 @@ class Space {
 
   // The block-network spec of an architecture with compound scaling (full size).
   models::BlockNetworkSpec NetworkSpec(const Encoding& e, const Scaling& scaling = {}) const;
-  // Full-size graph (batch and dtype from `options`; resolution = network resolution x scaling).
+  // The layout of the full-size graph (batch and dtype from `options`; resolution = network
+  // resolution x scaling): what BuildFull builds, for costing it block by block without building
+  // it (sim/block_cost_cache.h).
+  models::BlockNetworkLayout LayoutFull(const Encoding& e, const Scaling& scaling,
+                                        const models::BuildOptions& options) const;
+  // Full-size graph: LayoutFull's network.
   models::Graph BuildFull(const Encoding& e, const Scaling& scaling,
                           const models::BuildOptions& options) const;
   // Proxy-size graph for training (proxy resolution x scaling, proxy width, classes, channels),
@@ -170,8 +179,17 @@ class Space {
 
  private:
   static Space ParseChecked(const std::string& yaml_text, const std::string& file);
+  // Decodes the canonical encoding `e` into `blocks`, and into `text`'s stages, stage ops and
+  // layers when given (not its block strings). Returns why the combination is invalid, or
+  // nothing: IsValid asks without an exception per invalid draw.
+  std::string DecodeCanonical(const Encoding& e, std::vector<models::BlockArgs>& blocks,
+                              Decoded* text) const;
   // The resolved fields of every layer position of a unit under `e`.
   LayerPatch Resolve(const Encoding& e, size_t unit) const;
+  // Only the block type of Resolve(e, unit).
+  BlockType UnitBlock(const Encoding& e, size_t unit) const;
+  // Per unit: the defaults with its fixed values applied (what its choices apply over).
+  std::vector<LayerPatch> base_;
   // Per-unit offsets of the unit's choices into the encoding.
   std::vector<size_t> offsets_;
   // Per vector position, value -> the first value that gives the same network (filters
@@ -188,7 +206,7 @@ class Space {
   std::vector<std::string> choice_names_;
 };
 
-// A network of block strings located in a space (FindEncoding).
+// A block network located in a space (FindEncoding).
 struct SpaceMatch {
   Encoding encoding;  // canonical
   // True when the network settings agree too (stem and head filters and activation, SE

@@ -65,7 +65,7 @@ const std::vector<Scaling> kXGpuScalings = {
 BlockNetworkSpec MakeSpec(const std::vector<std::string>& blocks, const Scaling& s,
                           Activation activation) {
   BlockNetworkSpec spec;
-  spec.blocks = blocks;
+  spec.blocks = ParseBlockStrings(blocks);
   spec.width = s.width;
   spec.depth = s.depth;
   spec.resolution = s.resolution;

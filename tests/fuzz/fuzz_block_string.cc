@@ -20,10 +20,8 @@ void Body(const std::string& text) {
     lines.erase(lines.begin());
   }
   if (lines.size() > 64) return;  // the network builder is not the target; keep runs short
-  for (const std::string& line : lines) {
-    (void)dcnas::models::ParseBlockString(line);
-    spec.blocks.push_back(line);
-  }
+  for (const std::string& line : lines)
+    spec.blocks.push_back(dcnas::models::ParseBlockString(line));
   if (!(spec.width > 0) || !(spec.depth > 0)) return;  // the CLI refuses these before building
   const dcnas::models::Graph g = dcnas::models::BuildBlockNetwork("fuzz", spec, options);
   (void)dcnas::models::CountGraph(g);

@@ -151,7 +151,10 @@ class FakeAccuracy : public ProxyAccuracy {
 };
 
 NetworkSimulator TpuSimulator() {
-  return NetworkSimulator(sim::LoadSetup("tpu-v3", "", "", {}), 8, "bf16", true);
+  sim::SimSetup setup = sim::LoadSetup("tpu-v3", "", "", {});
+  setup.dtype = models::DType::kBf16;
+  setup.batch = 8;
+  return NetworkSimulator(std::move(setup));
 }
 
 TEST_CASE("lacs picks the best reward among points within the latency budget") {

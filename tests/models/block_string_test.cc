@@ -88,7 +88,8 @@ TEST_CASE("round_filters and round_repeats follow the reference rounding", "[blo
 
 TEST_CASE("MBConv and Fused-MBConv are built from primitive ops", "[block_string]") {
   BlockNetworkSpec spec;
-  spec.blocks = {"r1_k3_s11_e1_i32_o16_se0.25", "r2_k3_s22_e6_i16_o24_se0.25_f1"};
+  spec.blocks =
+      ParseBlockStrings({"r1_k3_s11_e1_i32_o16_se0.25", "r2_k3_s22_e6_i16_o24_se0.25_f1"});
   const Graph g = BuildBlockNetwork("tiny", spec, BuildOptions{});
   int depthwise = 0;
   int fused_3x3 = 0;

@@ -1,9 +1,11 @@
 #include "search/journal.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "common/errors.h"
 #include "common/file_io.h"
@@ -98,4 +100,21 @@ TEST_CASE("resume refuses a file that is not a journal, naming the line") {
   dcnas::WriteFileAtomic(path, kHeader.dump() + "\nnot json\n");
   CHECK_THROWS_WITH(Journal::Resume(path, kHeader, entries),
                     Catch::Contains("bad.jsonl:2: not a JSON line"));
+}
+
+TEST_CASE("a journal line is what nlohmann::json writes for the entry's object") {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> values = {0.0, 1.0, 3.0, -2.5, 1e-5, 1e21, 1e22, 123456789.0, 0.1 + 0.2};
+  for (int i = 0; i < 2000; ++i) values.push_back(std::pow(10.0, 12 * unit(rng) - 6) * unit(rng));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const JournalEntry e{i * 7919, i % 3 == 0 ? "0.1.2_3-a\"\\" : "0.1.2_a.b", values[i],
+                         values[(i + 1) % values.size()], -values[(i + 2) % values.size()]};
+    const nlohmann::json j = {{"id", e.id},
+                              {"encoding", e.encoding},
+                              {"accuracy", e.accuracy},
+                              {"latency_ms", e.latency_ms},
+                              {"reward", e.reward}};
+    REQUIRE(dcnas::search::JournalLine(e) == j.dump());
+  }
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -275,6 +276,24 @@ TEST_CASE("ParetoFront and NonDominatedRanks on a hand-made example") {
   CHECK(ParetoFront({{1, 2, 3}}) == std::vector<size_t>{0});
   CHECK_THROWS_AS(ParetoFront({{1, 2}, {1}}), InputError);
   CHECK_THROWS_AS(ParetoFront({{1, std::nan("")}}), InputError);
+}
+
+TEST_CASE("ParetoFront of two objectives equals the pairwise definition, ties included") {
+  std::mt19937_64 rng(29);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 1 + rng() % 60;
+    const int range = 1 + static_cast<int>(rng() % 8);  // small ranges: many ties
+    std::vector<std::vector<double>> two, three;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<double> p = {static_cast<double>(static_cast<int>(rng() % range)),
+                               static_cast<double>(static_cast<int>(rng() % range)) - 0.5};
+      if (rng() % 17 == 0) p[rng() % 2] = (rng() % 2 != 0 ? 1 : -1) * INFINITY;
+      two.push_back(p);
+      p.push_back(0.0);  // a third, equal objective: the pairwise path, the same dominance
+      three.push_back(p);
+    }
+    CHECK(ParetoFront(two) == ParetoFront(three));
+  }
 }
 
 TEST_CASE("MnasReward and HardReward closed forms") {

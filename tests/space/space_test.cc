@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/errors.h"
@@ -232,7 +234,7 @@ TEST_CASE("decoded graphs count like the equivalent block-string networks") {
   for (int i = 0; i < 40; ++i) {
     const Encoding e = space.Sample(rng);
     models::BlockNetworkSpec spec;  // written out here, not taken from the space
-    spec.blocks = space.Decode(e).blocks;
+    spec.blocks = models::ParseBlockStrings(space.Decode(e).blocks);
     spec.se_coefficient = 4.0;
     spec.default_activation = models::Activation::kRelu;
     spec.resolution = 224;
@@ -296,6 +298,131 @@ TEST_CASE("features: one-hot per choice, then the counts and coefficients") {
   CHECK(f.values[onehot] == Approx(std::log10(5e6)));
   CHECK(f.values[onehot + 1] == Approx(std::log10(8e8)));
   CHECK(f.values[onehot + 4] == Approx(1.2));
+}
+
+// The shipped spaces (data/search_spaces/*.yaml).
+std::vector<Space> ShippedSpaces() {
+  std::vector<Space> spaces;
+  for (const char* name : {"dc-accelerator", "mnasnet", "per-layer-example"}) {
+    spaces.push_back(Space::Load(SpacePath(name)));
+  }
+  return spaces;
+}
+
+// Valid architectures (sampled, mutated, crossed) and raw draws, many of them invalid.
+std::vector<Encoding> ManyEncodings(const Space& space, std::mt19937_64& rng) {
+  std::vector<Encoding> out;
+  Encoding previous = space.Sample(rng);
+  for (int i = 0; i < 150; ++i) {
+    const Encoding a = space.Sample(rng);
+    out.push_back(a);
+    out.push_back(space.Mutate(a, 1 + i % 3, rng));
+    out.push_back(space.Crossover(a, previous, rng));
+    previous = a;
+    Encoding raw(space.vector_length());
+    for (size_t c = 0; c < raw.size(); ++c) {
+      raw[c] = static_cast<int>(rng() % static_cast<uint64_t>(space.choice_counts()[c]));
+    }
+    out.push_back(raw);
+  }
+  return out;
+}
+
+TEST_CASE("decoding to block args equals parsing the decoded block strings, in every space") {
+  std::mt19937_64 rng(17);
+  int invalid = 0;  // in all spaces: raw draws of the per-layer space skip what they cannot
+  for (const Space& space : ShippedSpaces()) {
+    INFO(space.name());
+    int valid = 0;
+    for (const Encoding& e : ManyEncodings(space, rng)) {
+      INFO(space.ToText(e));
+      std::optional<Decoded> d;
+      try {
+        d = space.Decode(e);
+      } catch (const InputError&) {
+        // the fast paths refuse the same encodings
+        CHECK_FALSE(space.IsValid(e));
+        CHECK_THROWS_AS(space.DecodeBlocks(e), InputError);
+        CHECK_THROWS_AS(space.NetworkSpec(e), InputError);
+        ++invalid;
+        continue;
+      }
+      ++valid;
+      REQUIRE(space.IsValid(e));
+      REQUIRE(d->blocks.size() == d->args.size());
+      CHECK(models::ParseBlockStrings(d->blocks) == d->args);
+      CHECK(models::EncodeBlockStrings(d->args) == d->blocks);
+      CHECK(space.DecodeBlocks(e) == d->args);
+      CHECK(space.NetworkSpec(e).blocks == d->args);
+      CHECK(space.Decode(space.Canonical(e)).args == d->args);
+      int layers = 0;
+      for (const models::BlockArgs& a : d->args) layers += a.num_repeat;
+      CHECK(d->layers == layers);
+    }
+    CHECK(valid > 100);
+  }
+  CHECK(invalid > 0);
+}
+
+TEST_CASE("the full-size layout builds the graph BuildFull builds, block by block") {
+  std::mt19937_64 rng(19);
+  for (const Space& space : ShippedSpaces()) {
+    for (int i = 0; i < 20; ++i) {
+      const Encoding e = space.Sample(rng);
+      const Scaling scaling{1.0 + 0.1 * (i % 3), 1.0 + 0.05 * (i % 4), 1.0 + 0.1 * (i % 2)};
+      models::BuildOptions o;
+      o.batch = 1 + i % 5;
+      o.dtype = i % 2 == 0 ? models::DType::kBf16 : models::DType::kFp32;
+      const models::BlockNetworkLayout layout = space.LayoutFull(e, scaling, o);
+      const models::Graph full = space.BuildFull(e, scaling, o);
+      CHECK(models::BuildBlockNetwork(full.info().model, layout) == full);
+      CHECK(layout.options.batch == o.batch);
+      CHECK(layout.options.dtype == o.dtype);
+      CHECK(layout.options.resolution == full.info().resolution);
+    }
+  }
+}
+
+// The features as they were computed from block strings: the one-hot of the canonical encoding,
+// then log10 params and FLOPs, layers (repeats of the parsed block strings, depth-rounded),
+// resolution and the coefficients.
+std::vector<float> FeaturesFromText(const Space& space, const Encoding& raw, const Scaling& scaling,
+                                    double params, double flops) {
+  const Encoding e = space.Canonical(raw);
+  std::vector<float> row;
+  for (size_t i = 0; i < e.size(); ++i) {
+    for (int v = 0; v < space.choice_counts()[i]; ++v) row.push_back(v == e[i] ? 1.0F : 0.0F);
+  }
+  int layers = 0;
+  for (const std::string& b : space.Decode(e).blocks) {
+    layers += models::RoundRepeats(models::ParseBlockString(b).num_repeat, scaling.depth);
+  }
+  const int resolution = std::max(
+      8, static_cast<int>(std::lround(space.network().resolution * scaling.resolution / 8.0)) * 8);
+  for (const double v : {std::log10(std::max(params, 1.0)), std::log10(std::max(flops, 1.0)),
+                         static_cast<double>(layers), static_cast<double>(resolution),
+                         scaling.depth, scaling.width, scaling.resolution}) {
+    row.push_back(static_cast<float>(v));
+  }
+  return row;
+}
+
+TEST_CASE("features from block args equal the features from block strings") {
+  std::mt19937_64 rng(23);
+  for (const Space& space : ShippedSpaces()) {
+    FeatureSet f;
+    std::vector<float> expected;
+    for (int i = 0; i < 60; ++i) {
+      const Encoding e = space.Mutate(space.Sample(rng), 2, rng);
+      const Scaling scaling{1.0 + 0.3 * (i % 4), 1.0 + 0.1 * (i % 3), 1.0 + 0.15 * (i % 2)};
+      const double params = 1e6 + 1e5 * i, flops = 3e8 + 1e7 * i;
+      AppendFeatures(space, e, scaling, params, flops, f);
+      const std::vector<float> row = FeaturesFromText(space, e, scaling, params, flops);
+      expected.insert(expected.end(), row.begin(), row.end());
+    }
+    CHECK(f.rows == 60);
+    CHECK(f.values == expected);
+  }
 }
 
 const char* kMinimal = R"(format: dcnas-search-space
