@@ -87,7 +87,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"seed", 0, kU64},
       {"seeds", 1, 1000},
       {"k", 1, 100000},
-      {"count", 0, 10000000},
+      {"count", 1, 10000000},
       {"replicates", 1, 1000},
       {"limit-train", 0, 100000000},
       {"limit-eval", 0, 100000000},
