@@ -35,7 +35,7 @@ struct GenerateArgs {
 void AddGenerateOptions(po::options_description& options, GenerateArgs& a) {
   proxy::GenerateOptions& g = a.g;
   options.add_options()("space", po::value(&a.space_file), "search-space YAML file")(
-      "count", po::value(&g.count)->default_value(0), "architectures to sample and train")(
+      "count", po::value(&g.count), "architectures to sample and train")(
       "seed", po::value(&g.seed)->default_value(0), "seed of the sampling (and of the runs)")(
       "replicates", po::value(&g.replicates)->default_value(1),
       "trainings per architecture with different seeds (2 measures the label noise)")(
