@@ -1,18 +1,16 @@
 // dcnas calibrate: fit CalibrationParams to published measurements for one (accelerator, stack,
 // precision), validate on held-out data, and write a calibrated profile.
-#include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <map>
 #include <set>
 
 #include "calibrate/calibration_run.h"
 #include "calibrate/measurement.h"
 #include "calibrate/profile.h"
 #include "calibrate/report.h"
+#include "calibrate/selection.h"
 #include "calibrate/sim_model.h"
 #include "cli/cli.h"
-#include "common/config_tree.h"
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
@@ -92,121 +90,38 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "warns when a CPU profile is used on another CPU");
 }
 
-// Splits "DEVICE:ITEM" (an item for one pooled chip) from "ITEM" (for every chip): the index of
-// DEVICE in `devices` and ITEM, or -1 and the whole text. A colon after the first '=' belongs to
-// the value.
-std::pair<int, std::string> ForDevice(const std::string& option, const std::string& text,
-                                      const std::vector<std::string>& devices) {
-  const size_t colon = text.find(':');
-  if (colon == std::string::npos || colon > text.find('=')) return {-1, text};
-  const std::string target = text.substr(0, colon);
-  const auto it = std::find(devices.begin(), devices.end(), target);
-  if (it == devices.end()) {
-    throw UsageError(option + " " + text + ": " + target + " is not one of --accel " +
-                     Join(devices, ","));
+// Refuses outputs that do not go together: --cpu without --out, --out with --evaluate, one file
+// named by two outputs.
+void CheckOutputs(const CalibrateArgs& a) {
+  if (!a.cpu.empty() && a.out.empty()) throw UsageError("--cpu is recorded in --out's profile");
+  if (!a.out.empty() && !a.evaluate.empty()) {
+    throw UsageError("--out writes a fitted profile; not with --evaluate");
   }
-  return {static_cast<int>(it - devices.begin()), text.substr(colon + 1)};
+  std::set<std::string> outputs;
+  for (const std::string* p : {&a.out, &a.chart_path, &a.residuals_path}) {
+    if (!p->empty() && *p != "-" && !outputs.insert(*p).second) {
+      throw UsageError(*p + ": named by two of --out, --chart, --residuals");
+    }
+  }
 }
 
-std::map<std::string, std::string> ParseWhere(const std::vector<std::string>& items) {
-  std::map<std::string, std::string> where;
-  for (const std::string& item : items) {
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw UsageError("--where expects COLUMN=VALUE, got '" + item + "'");
-    }
-    const std::string column = item.substr(0, eq);
-    if (!cal::FilterableColumn(column)) {
-      throw UsageError("--where " + item + ": " + column +
-                       " is a timing, not a column to select rows by");
-    }
-    where[column] = item.substr(eq + 1);
-  }
-  return where;
-}
-
-// What the files hold, for the "no rows match" message.
-std::string Available(const std::vector<cal::Measurement>& rows) {
-  std::map<std::string, int> counts;
-  for (const cal::Measurement& m : rows) {
-    ++counts[m.device + " / " + m.stack + " / " + m.precision + " / " + m.regime];
-  }
-  std::string out;
-  for (const auto& [key, n] : counts) out += "\n  " + key + ": " + std::to_string(n) + " rows";
-  return out;
-}
-
-// The selected rows of the measurement files.
-struct SelectedRows {
-  std::string sha256;
-  cal::Selection selection;
-  std::string regime;
-  cal::Resolved resolved;
-};
-
-// Loads, selects and resolves the rows, and prints how many are usable and why others are not.
-SelectedRows LoadRows(const CalibrateArgs& a, const std::vector<std::string>& devices,
-                      const std::string& spec_name, const std::string& stack_name) {
-  cal::Vocabulary vocabulary;
-  for (const std::string& n : sim::AcceleratorNames()) vocabulary.devices.insert(n);
-  // An accelerator given by path (a calibrate-host chip file).
-  for (const std::string& d : devices) vocabulary.devices.insert(d);
-  for (const std::string& n : sim::StackNames()) vocabulary.stacks.insert(n);
-  const cal::LoadedMeasurements files = cal::LoadMeasurementFiles(a.files, vocabulary);
-  SelectedRows out{
-      files.sha256,
-      {Join(devices, ","), stack_name, a.precision, a.regime, ParseWhere(a.where_items)}};
-  // Each chip's filter: the items for every chip and its own DEVICE:COLUMN=VALUE items.
-  std::vector<std::vector<std::string>> where_items(devices.size());
-  for (const std::string& item : a.where_items) {
-    const auto [index, text] = ForDevice("--where", item, devices);
-    for (size_t i = 0; i < devices.size(); ++i) {
-      if (index < 0 || static_cast<size_t>(index) == i) where_items[i].push_back(text);
-    }
-  }
-  std::vector<cal::Measurement> selected;
-  for (size_t i = 0; i < devices.size(); ++i) {
-    const std::string& device = devices[i];
-    cal::Selection one = out.selection;
-    one.device = device;
-    one.where = ParseWhere(where_items[i]);
-    const std::vector<cal::Measurement> rows = cal::Select(files.rows, one);
-    if (rows.empty() && !one.where.empty()) {
-      cal::Selection unfiltered = one;
-      unfiltered.where.clear();
-      const std::vector<cal::Measurement> before = cal::Select(files.rows, unfiltered);
-      if (!before.empty()) {
-        throw InputError("--where leaves none of the " + std::to_string(before.size()) +
-                         " rows for " + device + " / " + stack_name + " / " + a.precision +
-                         (a.regime.empty() ? "" : " / " + a.regime) + ":\n  " +
-                         Join(cal::WhereMisses(before, one.where), "\n  "));
-      }
-    }
-    if (rows.empty()) {
-      throw InputError("no measurement rows for " + device + " / " + stack_name + " / " +
-                       a.precision + (a.regime.empty() ? "" : " / " + a.regime) +
-                       "; the files hold:" + Available(files.rows));
-    }
-    selected.insert(selected.end(), rows.begin(), rows.end());
-  }
-  cal::RequireSingleRegime(selected);
-  out.regime = selected.front().regime;
-  out.resolved = cal::ResolveModels(selected, models::BuiltinModels());
+// How many rows are usable, and why others are not.
+void PrintRows(const cal::SelectedRows& rows, const std::string& spec_name,
+               const std::string& stack_name, const std::string& precision) {
   std::set<std::string> distinct_models;
-  for (const cal::Measurement& m : out.resolved.usable) distinct_models.insert(m.model);
-  std::cout << "measurements: " << selected.size() << " rows for " << spec_name << " / "
-            << stack_name << " / " << a.precision << " / " << out.regime << "; "
-            << out.resolved.usable.size() << " usable (" << distinct_models.size() << " models)\n";
-  for (const auto& [reason, n] : out.resolved.CountsByReason()) {
+  for (const cal::Measurement& m : rows.resolved.usable) distinct_models.insert(m.model);
+  std::cout << "measurements: " << rows.rows.size() << " rows for " << spec_name << " / "
+            << stack_name << " / " << precision << " / " << rows.regime << "; "
+            << rows.resolved.usable.size() << " usable (" << distinct_models.size() << " models)\n";
+  for (const auto& [reason, n] : rows.resolved.CountsByReason()) {
     std::set<std::string> examples;
-    for (const cal::Exclusion& e : out.resolved.excluded) {
+    for (const cal::Exclusion& e : rows.resolved.excluded) {
       if (e.reason == reason && examples.size() < 5) examples.insert(e.row.model);
     }
     std::cout << "  excluded " << n << " rows: " << reason << " ("
               << Join({examples.begin(), examples.end()}, ", ") << ")\n";
   }
-  if (out.resolved.usable.empty()) throw InputError("no usable measurement rows");
-  return out;
+  if (rows.resolved.usable.empty()) throw InputError("no usable measurement rows");
 }
 
 cal::CalibrationOptions OptionsFrom(const CalibrateArgs& a) {
@@ -257,25 +172,67 @@ cal::CalibrationResult FitAndReport(const CalibrateArgs& a, const cal::SimLatenc
   return result;
 }
 
-// The spec of each --accel chip with its --set overrides: KEY=VALUE applies to every chip,
-// DEVICE:KEY=VALUE to the chip named DEVICE only.
-std::vector<sim::AcceleratorSpec> PooledSpecs(const std::vector<std::string>& accels,
-                                              const std::vector<std::string>& devices,
-                                              const std::vector<std::string>& set_items) {
-  std::vector<std::vector<Override>> overrides(accels.size());
-  for (const std::string& item : set_items) {
-    const auto [index, text] = ForDevice("--set", item, devices);
-    for (size_t i = 0; i < accels.size(); ++i) {
-      if (index < 0 || static_cast<size_t>(index) == i) {
-        overrides[i].push_back(ParseOverride(text));
-      }
+// The residual table of the final predictions, and for a pooled fit each chip's rows as predicted
+// by the fit on the other chips, from its own spec sheet (the transfer a new chip would see).
+void PrintResiduals(const CalibrateArgs& a, const cal::CalibrationResult& result,
+                    const std::vector<cal::PredictedRow>& final_rows,
+                    const std::vector<std::string>& devices) {
+  std::cout << "\nresiduals by family and batch (" << (a.evaluate.empty() ? "fitted" : "evaluated")
+            << "):\n"
+            << cal::ResidualTable(final_rows).ToText();
+  const std::vector<double> lodo_ms = result.HeldOutPredictions(cal::kLeaveOneDeviceOut);
+  if (!lodo_ms.empty()) {
+    std::cout
+        << "\nleave-one-device-out by device (each chip predicted by the fit on the others):\n"
+        << cal::MetricsTable(cal::MetricsByDevice(result.Predicted(lodo_ms), devices)).ToText();
+  }
+}
+
+// What a run fitted, for its outputs.
+struct FitContext {
+  const cal::PooledChips& chips;
+  const sim::StackProfile& stack;
+  const cal::SelectedRows& rows;
+  const std::vector<std::string>& fit_fields;
+  const cal::SimLatencyModel& model;
+  const cal::CalibrationResult& result;
+};
+
+// Writes --chart, --residuals and --out as one set, the profile last (WriteFileSet): a kill leaves
+// the old set, the new one, or a marker beside the profile naming the set partly replaced. "-"
+// prints to stdout.
+void WriteOutputs(const CalibrateArgs& a, const FitContext& c,
+                  const std::vector<cal::PredictedRow>& final_rows) {
+  const std::string spec_names = Join(c.chips.SpecNames(), " + ");
+  const std::string title =
+      spec_names + " / " + c.stack.name + " / " + a.precision + " (" + c.rows.regime + ")";
+  std::vector<std::pair<std::string, std::string>> set;
+  const auto add = [&set](const std::string& path, const std::string& content) {
+    if (path == "-") {
+      std::cout << content;
+    } else if (!path.empty()) {
+      set.emplace_back(path, content);
     }
+  };
+  add(a.chart_path, RenderSvg(cal::ParityChart(final_rows, "parity: " + title)));
+  add(a.residuals_path,
+      cal::PredictionsTable(final_rows, c.result.HeldOutPredictions(cal::kLeaveOneFamilyOut),
+                            c.result.HeldOutPredictions(cal::kLeaveOneDeviceOut))
+          .ToCsv());
+  if (!a.out.empty()) {
+    const std::string device = Join(c.chips.devices, "+");
+    // A training profile is named apart from the inference profile of the same setup.
+    const std::string name = !a.name.empty() || c.rows.regime != cal::kRegimeTraining
+                                 ? a.name
+                                 : device + "-" + c.stack.name + "-" + a.precision + "-training";
+    const sim::CalibrationParams profile = cal::MakeProfile(
+        c.model, c.result,
+        {name, device, c.stack.name, a.precision, c.rows.regime, a.files, c.rows.sha256,
+         c.rows.selection.where, c.fit_fields, a.set_items, cal::TodayUtc(), a.cpu});
+    add(a.out, cal::ProfileFileText(profile, c.result, title));
   }
-  std::vector<sim::AcceleratorSpec> specs;
-  for (size_t i = 0; i < accels.size(); ++i) {
-    specs.push_back(sim::LoadAccelerator(accels[i], overrides[i]));
-  }
-  return specs;
+  WriteFileSet(set);
+  if (!a.out.empty() && a.out != "-") std::cout << "\nwrote " << a.out << "\n";
 }
 
 }  // namespace
@@ -297,86 +254,27 @@ int RunCalibrate(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
-  if (!a.cpu.empty() && a.out.empty()) throw UsageError("--cpu is recorded in --out's profile");
-  if (!a.out.empty() && !a.evaluate.empty()) {
-    throw UsageError("--out writes a fitted profile; not with --evaluate");
-  }
-  {
-    std::set<std::string> outputs;
-    for (const std::string* p : {&a.out, &a.chart_path, &a.residuals_path}) {
-      if (!p->empty() && *p != "-" && !outputs.insert(*p).second) {
-        throw UsageError(*p + ": named by two of --out, --chart, --residuals");
-      }
-    }
-  }
-  const std::vector<std::string> accels = Split(a.accel, ',');
-  // Measurements name the accelerator file; overrides (what-ifs) only change the simulated spec.
-  std::vector<std::string> devices;
-  for (const std::string& name : accels) {
-    devices.push_back(sim::LoadAccelerator(name).name);
-    if (std::count(devices.begin(), devices.end(), devices.back()) > 1) {
-      throw UsageError("--accel names " + devices.back() + " twice");
-    }
-  }
-  const std::vector<sim::AcceleratorSpec> specs = PooledSpecs(accels, devices, a.set_items);
-  const sim::AcceleratorSpec& spec = specs.front();
-  const std::string device = Join(devices, "+");
-  std::vector<std::string> spec_names;
-  for (const sim::AcceleratorSpec& s : specs) spec_names.push_back(s.name);
+  CheckOutputs(a);
+  const cal::PooledChips chips = cal::LoadPooledChips(Split(a.accel, ','), a.set_items);
   const sim::StackProfile stack = sim::LoadStack(a.stack_name);
-  const SelectedRows rows = LoadRows(a, devices, Join(spec_names, " + "), stack.name);
+  const cal::SelectedRows rows =
+      cal::SelectRows(a.files, {chips.devices, stack.name, a.precision, a.regime, a.where_items},
+                      models::BuiltinModels());
+  PrintRows(rows, Join(chips.SpecNames(), " + "), stack.name, a.precision);
   const std::vector<std::string> fit_fields =
       a.fit_list.empty() ? cal::DefaultFitFields() : Split(a.fit_list, ',');
   const sim::CalibrationParams start =
       !a.evaluate.empty()
           ? sim::LoadCalibration(a.evaluate)
           : (a.from.empty() ? sim::DefaultCalibration() : sim::LoadCalibration(a.from));
-  cal::SimLatencyModel model(spec, stack, start, fit_fields, models::BuiltinModels());
-  for (size_t i = 0; i < specs.size(); ++i) model.AddDevice(devices[i], specs[i]);
+  cal::SimLatencyModel model(chips.specs.front(), stack, start, fit_fields,
+                             models::BuiltinModels());
+  for (size_t i = 0; i < chips.specs.size(); ++i) model.AddDevice(chips.devices[i], chips.specs[i]);
   const cal::CalibrationResult result = FitAndReport(a, model, rows.resolved.usable, start.name);
   const std::vector<cal::PredictedRow> final_rows =
       result.Predicted(a.evaluate.empty() ? result.fit.predicted_ms : result.predicted_before_ms);
-  std::cout << "\nresiduals by family and batch (" << (a.evaluate.empty() ? "fitted" : "evaluated")
-            << "):\n"
-            << cal::ResidualTable(final_rows).ToText();
-  // A pooled fit: each chip's rows as predicted by the fit on the other chips, from its own spec
-  // sheet (the transfer a new chip would see).
-  const std::vector<double> lodo_ms = result.HeldOutPredictions(cal::kLeaveOneDeviceOut);
-  if (!lodo_ms.empty()) {
-    std::cout
-        << "\nleave-one-device-out by device (each chip predicted by the fit on the others):\n"
-        << cal::MetricsTable(cal::MetricsByDevice(result.Predicted(lodo_ms), devices)).ToText();
-  }
-  const std::string title =
-      Join(spec_names, " + ") + " / " + stack.name + " / " + a.precision + " (" + rows.regime + ")";
-  // The outputs are one set, the profile last (WriteFileSet): a kill leaves the old set, the new
-  // one, or a marker beside the profile naming the set partly replaced. "-" prints to stdout.
-  std::vector<std::pair<std::string, std::string>> set;
-  const auto add = [&set](const std::string& path, const std::string& content) {
-    if (path == "-") {
-      std::cout << content;
-    } else if (!path.empty()) {
-      set.emplace_back(path, content);
-    }
-  };
-  add(a.chart_path, RenderSvg(cal::ParityChart(final_rows, "parity: " + title)));
-  add(a.residuals_path,
-      cal::PredictionsTable(final_rows, result.HeldOutPredictions(cal::kLeaveOneFamilyOut),
-                            result.HeldOutPredictions(cal::kLeaveOneDeviceOut))
-          .ToCsv());
-  if (!a.out.empty()) {
-    // A training profile is named apart from the inference profile of the same setup.
-    const std::string name = !a.name.empty() || rows.regime != cal::kRegimeTraining
-                                 ? a.name
-                                 : device + "-" + stack.name + "-" + a.precision + "-training";
-    const sim::CalibrationParams profile =
-        cal::MakeProfile(model, result,
-                         {name, device, stack.name, a.precision, rows.regime, a.files, rows.sha256,
-                          rows.selection.where, fit_fields, a.set_items, cal::TodayUtc(), a.cpu});
-    add(a.out, cal::ProfileFileText(profile, result, title));
-  }
-  WriteFileSet(set);
-  if (!a.out.empty() && a.out != "-") std::cout << "\nwrote " << a.out << "\n";
+  PrintResiduals(a, result, final_rows, chips.devices);
+  WriteOutputs(a, {chips, stack, rows, fit_fields, model, result}, final_rows);
   return 0;
 }
 

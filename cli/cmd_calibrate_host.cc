@@ -10,6 +10,7 @@
 #include "calibrate/profile.h"
 #include "calibrate/report.h"
 #include "cli/cli.h"
+#include "cli/host_timing.h"
 #include "common/data_dir.h"
 #include "common/file_io.h"
 #include "common/host_cpu.h"
@@ -100,23 +101,109 @@ std::string CacheText(const HostCpu& cpu) {
   return out;
 }
 
-// Times `models` into `csv` with `dcnas measure` (rows already there are kept).
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Times `models` into `csv` (rows already there are kept); returns the seconds it took.
 double TimeModels(const HostArgs& a, const std::string& device,
-                  const std::vector<std::string>& models, const std::string& csv) {
-  Args args = {"--model"};
-  args.insert(args.end(), models.begin(), models.end());
-  for (const std::string& item :
-       {std::string("--batch"), a.batches, std::string("--resolution"),
-        std::to_string(a.resolution), std::string("--threads"), std::to_string(a.threads),
-        std::string("--repeats"), std::to_string(a.repeats), std::string("--warmup"),
-        std::to_string(a.warmup), std::string("--device-name"), device, std::string("--out"), csv,
-        std::string("--resume"), std::string("--notes"), std::string("dcnas calibrate-host")}) {
-    args.push_back(item);
-  }
-  if (a.threads == 1) args.emplace_back("--cpu-clock");
+                  const std::vector<std::string>& names, const std::string& csv) {
+  calibrate::TimingPlan plan;
+  plan.models = names;
+  plan.batches = ParseBatches(a.batches);
+  plan.build.resolution = a.resolution;
+  plan.threads = a.threads;
+  plan.repeats = a.repeats;
+  plan.warmup = a.warmup;
+  plan.cpu_clock = a.threads == 1;
+  plan.device = device;
+  plan.notes = "dcnas calibrate-host";
+  plan.out = csv;
+  plan.resume = true;
   const auto t0 = std::chrono::steady_clock::now();
-  RunMeasure(args);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  TimeOnHostCpu(plan, models::libtorch::MeasureMode::kInference);
+  return SecondsSince(t0);
+}
+
+// This CPU (or --cpuinfo's), its microarchitecture row and the accelerator name of its chip file.
+struct DetectedCpu {
+  HostCpu cpu;
+  cal::MicroarchitectureMatch match;
+  std::string name;
+};
+
+// Detects the CPU and matches its row, and prints both.
+DetectedCpu Detect(const HostArgs& a) {
+  DetectedCpu d;
+  d.cpu =
+      a.cpuinfo.empty() ? DetectHostCpu() : ParseCpuInfo(ReadFile(a.cpuinfo, 1 << 24), a.cpuinfo);
+  const auto table = cal::LoadMicroarchitectures(
+      a.table.empty() ? DataPath("cpus/microarchitectures.yaml") : a.table);
+  d.match = cal::MatchMicroarchitecture(d.cpu, table);
+  const cal::CoreRates rates = cal::DeriveCoreRates(d.cpu, d.match);
+  d.name = a.name.empty() ? "host-" + d.match.uarch.name : a.name;
+  const HostCpu& cpu = d.cpu;
+  const cal::Microarchitecture& u = d.match.uarch;
+  std::cout << "cpu: " << cpu.Identity() << "\n  " << cpu.cores << " cores (" << cpu.logical_cpus
+            << " logical CPUs), " << FormatFixed(cpu.clock_mhz, 0) << " MHz (" << cpu.clock_source
+            << "); " << CacheText(cpu) << "\n"
+            << "microarchitecture: " << u.name << " (" << u.description << ")"
+            << (d.match.by_model ? "" : ", by ISA flags only") << " [" << u.sources
+            << "]\n  fp32: " << rates.fp32_macs << " FMAs/cycle/core (" << u.fma_units
+            << " pipes x " << u.fma_datapath_bits << " bits, " << rates.vector_bits
+            << "-bit registers); " << FormatFixed(2.0 * rates.fp32_macs * cpu.clock_mhz / 1e3, 1)
+            << " GFLOP/s per core at " << FormatFixed(cpu.clock_mhz, 0) << " MHz\n";
+  return d;
+}
+
+// The probe and held-out models: known, at most 10 probe models, no model in both.
+struct ModelSets {
+  std::vector<std::string> probe;
+  std::vector<std::string> holdout;
+};
+
+ModelSets CheckModelSets(const HostArgs& a) {
+  if (a.threads < 1)
+    throw UsageError("--threads wants at least 1, got " + std::to_string(a.threads));
+  (void)ParseBatches(a.batches);
+  if (const size_t n = Split(a.probe, ',').size(); n > 10) {
+    throw UsageError("--probe wants at most 10 models (few-shot), got " + std::to_string(n));
+  }
+  ModelSets sets{ModelList(a.probe, "probe"), ModelList(a.holdout, "holdout")};
+  if (sets.probe.empty()) throw UsageError("--probe names no model");
+  for (const std::string& m : sets.holdout) {
+    for (const std::string& p : sets.probe) {
+      if (m == p) throw UsageError("'" + m + "' is in both --probe and --holdout");
+    }
+  }
+  return sets;
+}
+
+// Measures the memory bandwidth (and prints it) and returns the chip file's text.
+std::string ChipText(const HostArgs& a, const DetectedCpu& d) {
+  const auto t_triad = std::chrono::steady_clock::now();
+  cal::HostChipOptions chip;
+  chip.name = d.name;
+  chip.dram_gbps = cal::MeasureTriadGbps(static_cast<size_t>(a.triad_mib) << 20, 3);
+  chip.memory_gib = cal::HostMemoryGib();
+  chip.date = cal::TodayUtc();
+  std::cout << "memory: " << FormatFixed(chip.dram_gbps, 1)
+            << " GB/s single-thread triad (3 arrays of " << a.triad_mib << " MiB, "
+            << FormatFixed(SecondsSince(t_triad), 1) << " s)\n";
+  return cal::HostChipYaml(d.cpu, d.match, chip);
+}
+
+// Times the probe and held-out models into DIR/probe.csv and DIR/holdout.csv.
+void TimeModelSets(const HostArgs& a, const std::string& device, const ModelSets& sets,
+                   const std::string& probe_csv, const std::string& holdout_csv) {
+  const double probe_s = TimeModels(a, device, sets.probe, probe_csv);
+  std::cout << "probe: " << sets.probe.size() << " models x " << ParseBatches(a.batches).size()
+            << " batches timed in " << FormatFixed(probe_s, 1) << " s (" << probe_csv << ")\n";
+  if (!sets.holdout.empty()) {
+    const double holdout_s = TimeModels(a, device, sets.holdout, holdout_csv);
+    std::cout << "held-out: " << sets.holdout.size() << " models timed in "
+              << FormatFixed(holdout_s, 1) << " s (" << holdout_csv << ")\n";
+  }
 }
 
 void PrintFit(const cal::HostFitResult& r) {
@@ -133,6 +220,29 @@ void PrintFit(const cal::HostFitResult& r) {
   std::cout << "\nfit: " << fit.status << ", " << fit.evaluations << " evaluations\n"
             << params.ToText() << "\nerror (per-batch latency):\n"
             << cal::MetricsTable(metrics).ToText();
+}
+
+// Fits the profile to the probe rows, reports it with the held-out error, and writes it.
+void FitAndWrite(const HostArgs& a, const DetectedCpu& d, const std::string& chip_path,
+                 const std::string& probe_csv, const std::string& holdout_csv) {
+  cal::HostFitInputs in;
+  in.spec_path = chip_path;
+  in.stack = "libtorch-cpu";
+  in.threads = a.threads;
+  in.probe_files = {probe_csv};
+  if (!holdout_csv.empty()) in.holdout_files = {holdout_csv};
+  in.device = d.name;
+  in.profile_name = d.name + "-libtorch-cpu-fp32";
+  in.cpu_identity = d.cpu.Identity();
+  const auto t_fit = std::chrono::steady_clock::now();
+  const cal::HostFitResult fit = cal::FitHost(in);
+  PrintFit(fit);
+  std::cout << "fit and cross-validation: " << FormatFixed(SecondsSince(t_fit), 1) << " s\n";
+  const std::string profile_path = a.out_dir + "/" + in.profile_name + ".yaml";
+  WriteFileAtomic(profile_path, fit.profile_text);
+  std::cout << "wrote " << profile_path << "\n\nsimulate with:\n  dcnas sim MODEL --accel "
+            << chip_path << " --set cores=" << a.threads << " --calibration " << profile_path
+            << "\n";
 }
 
 }  // namespace
@@ -159,91 +269,21 @@ int RunCalibrateHost(const Args& args) {
              options, {}, vm)) {
     return 0;
   }
-  const HostCpu cpu =
-      a.cpuinfo.empty() ? DetectHostCpu() : ParseCpuInfo(ReadFile(a.cpuinfo, 1 << 24), a.cpuinfo);
-  const auto table = cal::LoadMicroarchitectures(
-      a.table.empty() ? DataPath("cpus/microarchitectures.yaml") : a.table);
-  const cal::MicroarchitectureMatch match = cal::MatchMicroarchitecture(cpu, table);
-  const cal::CoreRates rates = cal::DeriveCoreRates(cpu, match);
-  const std::string name = a.name.empty() ? "host-" + match.uarch.name : a.name;
-  std::cout << "cpu: " << cpu.Identity() << "\n  " << cpu.cores << " cores (" << cpu.logical_cpus
-            << " logical CPUs), " << FormatFixed(cpu.clock_mhz, 0) << " MHz (" << cpu.clock_source
-            << "); " << CacheText(cpu) << "\n"
-            << "microarchitecture: " << match.uarch.name << " (" << match.uarch.description << ")"
-            << (match.by_model ? "" : ", by ISA flags only") << " [" << match.uarch.sources
-            << "]\n  fp32: " << rates.fp32_macs << " FMAs/cycle/core (" << match.uarch.fma_units
-            << " pipes x " << match.uarch.fma_datapath_bits << " bits, " << rates.vector_bits
-            << "-bit registers); " << FormatFixed(2.0 * rates.fp32_macs * cpu.clock_mhz / 1e3, 1)
-            << " GFLOP/s per core at " << FormatFixed(cpu.clock_mhz, 0) << " MHz\n";
-  if (a.threads < 1)
-    throw UsageError("--threads wants at least 1, got " + std::to_string(a.threads));
-  const size_t batches = ParseBatches(a.batches).size();
-  if (const size_t n = Split(a.probe, ',').size(); n > 10) {
-    throw UsageError("--probe wants at most 10 models (few-shot), got " + std::to_string(n));
-  }
-  const std::vector<std::string> probe = ModelList(a.probe, "probe");
-  const std::vector<std::string> holdout = ModelList(a.holdout, "holdout");
-  if (probe.empty()) throw UsageError("--probe names no model");
-  for (const std::string& m : holdout) {
-    for (const std::string& p : probe) {
-      if (m == p) throw UsageError("'" + m + "' is in both --probe and --holdout");
-    }
-  }
-  const auto t_triad = std::chrono::steady_clock::now();
-  cal::HostChipOptions chip;
-  chip.name = name;
-  chip.dram_gbps = cal::MeasureTriadGbps(static_cast<size_t>(a.triad_mib) << 20, 3);
-  chip.memory_gib = cal::HostMemoryGib();
-  chip.date = cal::TodayUtc();
-  std::cout
-      << "memory: " << FormatFixed(chip.dram_gbps, 1) << " GB/s single-thread triad (3 arrays of "
-      << a.triad_mib << " MiB, "
-      << FormatFixed(
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - t_triad).count(), 1)
-      << " s)\n";
-  const std::string chip_text = cal::HostChipYaml(cpu, match, chip);
+  const DetectedCpu detected = Detect(a);
+  const ModelSets sets = CheckModelSets(a);
+  const std::string chip_text = ChipText(a, detected);
   if (a.detect_only) {
     std::cout << "\n" << chip_text;
     return 0;
   }
   std::filesystem::create_directories(a.out_dir);
-  const std::string chip_path = a.out_dir + "/" + name + ".yaml";
+  const std::string chip_path = a.out_dir + "/" + detected.name + ".yaml";
   WriteFileAtomic(chip_path, chip_text);
   std::cout << "wrote " << chip_path << "\n";
-
   const std::string probe_csv = a.out_dir + "/probe.csv";
-  const std::string holdout_csv = a.out_dir + "/holdout.csv";
-  const double probe_s = TimeModels(a, name, probe, probe_csv);
-  std::cout << "probe: " << probe.size() << " models x " << batches << " batches timed in "
-            << FormatFixed(probe_s, 1) << " s (" << probe_csv << ")\n";
-  if (!holdout.empty()) {
-    const double holdout_s = TimeModels(a, name, holdout, holdout_csv);
-    std::cout << "held-out: " << holdout.size() << " models timed in " << FormatFixed(holdout_s, 1)
-              << " s (" << holdout_csv << ")\n";
-  }
-
-  cal::HostFitInputs in;
-  in.spec_path = chip_path;
-  in.stack = "libtorch-cpu";
-  in.threads = a.threads;
-  in.probe_files = {probe_csv};
-  if (!holdout.empty()) in.holdout_files = {holdout_csv};
-  in.device = name;
-  in.profile_name = name + "-libtorch-cpu-fp32";
-  in.cpu_identity = cpu.Identity();
-  const auto t_fit = std::chrono::steady_clock::now();
-  const cal::HostFitResult fit = cal::FitHost(in);
-  PrintFit(fit);
-  std::cout << "fit and cross-validation: "
-            << FormatFixed(
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t_fit).count(),
-                   1)
-            << " s\n";
-  const std::string profile_path = a.out_dir + "/" + in.profile_name + ".yaml";
-  WriteFileAtomic(profile_path, fit.profile_text);
-  std::cout << "wrote " << profile_path << "\n\nsimulate with:\n  dcnas sim MODEL --accel "
-            << chip_path << " --set cores=" << a.threads << " --calibration " << profile_path
-            << "\n";
+  const std::string holdout_csv = sets.holdout.empty() ? "" : a.out_dir + "/holdout.csv";
+  TimeModelSets(a, detected.name, sets, probe_csv, holdout_csv);
+  FitAndWrite(a, detected, chip_path, probe_csv, holdout_csv);
   return 0;
 }
 

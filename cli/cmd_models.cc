@@ -206,27 +206,10 @@ int Export(const Args& args) {
   return 0;
 }
 
-int Summary(const Args& args) {
-  po::options_description options("options");
-  std::string families;
-  std::string names;
-  std::string format;
-  int batch = 1;
-  options.add_options()("family", po::value(&families),
-                        "comma-separated families (`dcnas models list`)")(
-      "models", po::value(&names), "comma-separated model names")(
-      "batch", po::value(&batch)->default_value(1), "batch size for the byte counts")(
-      "format", po::value(&format)->default_value("text"), "text, json or csv");
-  po::variables_map vm;
-  if (!Parse(args,
-             "dcnas models summary [--family F1,F2] [--models M1,M2] [--format text|json|csv]",
-             "One row per model at its native resolution: parameters, MACs, FLOPs, bytes and\n"
-             "arithmetic intensity. Without --family/--models: the whole zoo.",
-             options, {}, vm)) {
-    return 0;
-  }
-  const Format f = ParseFormat(format);
+// The zoo models of --family and --models (in that order), or the whole zoo without either.
+std::vector<std::string> SummaryModels(const std::string& families, const std::string& names) {
   const auto& registry = models::BuiltinModels();
+  if (families.empty() && names.empty()) return registry.Names();
   std::vector<std::string> selected;
   if (!families.empty()) {
     for (const auto& family : Split(families, ',')) {
@@ -236,7 +219,12 @@ int Summary(const Args& args) {
   if (!names.empty()) {
     for (const auto& name : Split(names, ',')) selected.push_back(registry.Get(name).name);
   }
-  if (families.empty() && names.empty()) selected = registry.Names();
+  return selected;
+}
+
+// One row per model at its native resolution, as a table (params in full in CSV) and as JSON.
+std::string SummaryOf(const std::vector<std::string>& selected, int batch, Format f) {
+  const auto& registry = models::BuiltinModels();
   models::BuildOptions o;
   o.batch = batch;
   Table t({"model", "family", "resolution_px", "params", "gmacs", "gflops", "mbytes",
@@ -260,11 +248,31 @@ int Summary(const Args& args) {
     row["batch"] = batch;
     j.push_back(row);
   }
-  if (f == Format::kJson) {
-    std::cout << j.dump(1) << "\n";
-  } else {
-    std::cout << (f == Format::kCsv ? t.ToCsv() : t.ToText());
+  if (f == Format::kJson) return j.dump(1) + "\n";
+  return f == Format::kCsv ? t.ToCsv() : t.ToText();
+}
+
+int Summary(const Args& args) {
+  po::options_description options("options");
+  std::string families;
+  std::string names;
+  std::string format;
+  int batch = 1;
+  options.add_options()("family", po::value(&families),
+                        "comma-separated families (`dcnas models list`)")(
+      "models", po::value(&names), "comma-separated model names")(
+      "batch", po::value(&batch)->default_value(1), "batch size for the byte counts")(
+      "format", po::value(&format)->default_value("text"), "text, json or csv");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas models summary [--family F1,F2] [--models M1,M2] [--format text|json|csv]",
+             "One row per model at its native resolution: parameters, MACs, FLOPs, bytes and\n"
+             "arithmetic intensity. Without --family/--models: the whole zoo.",
+             options, {}, vm)) {
+    return 0;
   }
+  const Format f = ParseFormat(format);
+  std::cout << SummaryOf(SummaryModels(families, names), batch, f);
   return 0;
 }
 

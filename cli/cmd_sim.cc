@@ -143,10 +143,8 @@ int RunTrainStep(ModelSelection selection, const sim::SimSetup& setup, const Sim
   return 0;
 }
 
-}  // namespace
-
-int RunSim(const Args& args) {
-  po::options_description options("options");
+// The options of `dcnas sim`.
+struct SimArgs {
   ModelSelection selection;
   SimSelection sim_sel;
   std::string format;
@@ -156,22 +154,68 @@ int RunSim(const Args& args) {
   int chips = 1;
   bool per_op = false;
   bool no_memory_check = false;
-  po::positional_options_description positional;
-  selection.AddOptions(options, positional, 128, "auto");
-  options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv")(
-      "per-op", po::bool_switch(&per_op), "text/csv: one row per op instead of per block")(
-      "out", po::value(&out), "write to this file instead of stdout")(
-      "mode", po::value(&mode)->default_value("infer"),
+};
+
+void AddOptions(po::options_description& options, po::positional_options_description& positional,
+                SimArgs& a) {
+  a.selection.AddOptions(options, positional, 128, "auto");
+  options.add_options()("format", po::value(&a.format)->default_value("text"), "text, json or csv")(
+      "per-op", po::bool_switch(&a.per_op), "text/csv: one row per op instead of per block")(
+      "out", po::value(&a.out), "write to this file instead of stdout")(
+      "mode", po::value(&a.mode)->default_value("infer"),
       "infer (one forward pass of --batch) or train (one data-parallel training step of the "
       "global batch --batch over --chips chips)")(
-      "optimizer", po::value(&optimizer)->default_value("sgd-momentum"),
+      "optimizer", po::value(&a.optimizer)->default_value("sgd-momentum"),
       "train: sgd-momentum, rmsprop, adam or lars")(
-      "chips", po::value(&chips)->default_value(1),
+      "chips", po::value(&a.chips)->default_value(1),
       "train: chips in the slice (TPU v3-8 = 4 chips, v3-32 = 16; each TPU v2/v3 chip holds "
       "2 TensorCore replicas)")(
-      "no-memory-check", po::bool_switch(&no_memory_check),
+      "no-memory-check", po::bool_switch(&a.no_memory_check),
       "train: report a step whose memory high-water mark exceeds HBM instead of refusing it");
-  sim_sel.AddOptions(options, false);
+  a.sim_sel.AddOptions(options, false);
+}
+
+// Refuses options of the other --mode, and a run without a model.
+void CheckMode(const SimArgs& a, const po::variables_map& vm) {
+  if (a.mode != "infer" && a.mode != "train") {
+    throw UsageError("--mode: expected infer or train, got '" + a.mode + "'");
+  }
+  if (a.mode == "infer") {
+    for (const char* name : {"optimizer", "chips"}) {
+      if (!vm[name].defaulted()) {
+        throw UsageError(std::string("--") + name + " applies to --mode train only");
+      }
+    }
+    if (a.no_memory_check) throw UsageError("--no-memory-check applies to --mode train only");
+  } else if (a.per_op) {
+    throw UsageError("--per-op applies to --mode infer only");
+  }
+  if (!a.selection.HasSource()) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
+}
+
+// The inference report in the chosen format.
+std::string InferenceReport(const SimArgs& a, const sim::SimSetup& setup, Format f) {
+  const models::Graph graph = a.selection.Load();
+  const sim::Report report =
+      sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, a.sim_sel.Options());
+  switch (f) {
+    case Format::kText:
+      return sim::ReportToText(report, a.per_op);
+    case Format::kJson:
+      return sim::ReportToJson(report);
+    case Format::kCsv:
+      return sim::ReportToCsv(report, a.per_op);
+  }
+  throw InternalError("unknown format");
+}
+
+}  // namespace
+
+int RunSim(const Args& args) {
+  po::options_description options("options");
+  po::positional_options_description positional;
+  SimArgs a;
+  AddOptions(options, positional, a);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas sim MODEL|--graph g.json|--blocks S... --accel tpu-v3 [--stack xla-tpu] "
@@ -189,45 +233,19 @@ int RunSim(const Args& args) {
              options, positional, vm)) {
     return 0;
   }
-  const Format f = ParseFormat(format);
-  if (mode != "infer" && mode != "train") {
-    throw UsageError("--mode: expected infer or train, got '" + mode + "'");
-  }
-  if (mode == "infer") {
-    for (const char* name : {"optimizer", "chips"}) {
-      if (!vm[name].defaulted()) {
-        throw UsageError(std::string("--") + name + " applies to --mode train only");
-      }
-    }
-    if (no_memory_check) throw UsageError("--no-memory-check applies to --mode train only");
-  } else if (per_op) {
-    throw UsageError("--per-op applies to --mode infer only");
-  }
-  if (!selection.HasSource()) throw UsageError("dcnas sim: give a MODEL, --graph or --blocks");
+  const Format f = ParseFormat(a.format);
+  CheckMode(a, vm);
+  const SimSelection& sim_sel = a.sim_sel;
   const sim::SimSetup setup =
       sim::LoadSetup(sim_sel.accel, sim_sel.stack, sim_sel.calibration, sim_sel.Overrides());
   WarnIfOtherCpu(setup);
-  sim_sel.ApplyPrecision(selection, setup.spec.kind);
-  if (selection.graph_path.empty()) WarnIfUnlistedDType(setup, selection.dtype);
-  if (mode == "train") {
-    return RunTrainStep(selection, setup, sim_sel, optimizer, chips, no_memory_check, f, out);
+  sim_sel.ApplyPrecision(a.selection, setup.spec.kind);
+  if (a.selection.graph_path.empty()) WarnIfUnlistedDType(setup, a.selection.dtype);
+  if (a.mode == "train") {
+    return RunTrainStep(a.selection, setup, sim_sel, a.optimizer, a.chips, a.no_memory_check, f,
+                        a.out);
   }
-  const models::Graph graph = selection.Load();
-  const sim::Report report =
-      sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, sim_sel.Options());
-  std::string text;
-  switch (f) {
-    case Format::kText:
-      text = sim::ReportToText(report, per_op);
-      break;
-    case Format::kJson:
-      text = sim::ReportToJson(report);
-      break;
-    case Format::kCsv:
-      text = sim::ReportToCsv(report, per_op);
-      break;
-  }
-  Emit(text, out);
+  Emit(InferenceReport(a, setup, f), a.out);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -284,10 +285,95 @@ void ApplyOverrides(YAML::Node& root, const std::vector<Override>& overrides,
   }
 }
 
+namespace {
+
+// "FILE:LINE" of a node, or "FILE" where its position is unknown: a node made in code has none,
+// and a copy made by YAML::Clone (extends, --set) has yaml-cpp's default position, offset 0, which
+// only the first node of a parsed text shares.
+std::string Where(const std::string& file, const YAML::Node& node) {
+  if (!node.IsDefined() || node.Mark().line < 0 || node.Mark().pos == 0) return file;
+  return At(file, node);
+}
+
+// A bound of a range as written: "16", "0.5", "1e+09".
+std::string Bound(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+ConfigValue::ConfigValue(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+void ConfigValue::Fail(const std::string& message) const {
+  throw InputError(Where(file_, node_) + ": key '" + path_ + "': " + message);
+}
+
+namespace {
+
+// The number the whole of `text` reads as with `parse` (std::stod, std::stoll), if it reads as one.
+template <class T>
+std::optional<T> Whole(const std::string& text, T (*parse)(const std::string&, size_t*, int)) {
+  try {
+    size_t used = 0;
+    const T v = parse(text, &used, 10);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+double ToDouble(const std::string& text, size_t* used, int /*base*/) {
+  return std::stod(text, used);
+}
+int64_t ToInt64(const std::string& text, size_t* used, int base) {
+  return std::stoll(text, used, base);
+}
+
+}  // namespace
+
+double ConfigValue::Number(double min, double max) const {
+  if (!node_.IsScalar()) Fail("expected a number");
+  const std::string text = node_.Scalar();
+  const std::optional<double> v = Whole<double>(text, ToDouble);
+  if (!v) Fail("expected a number, got '" + text + "'");
+  if (!std::isfinite(*v) || *v < min || *v > max) {
+    Fail("value " + text + " out of range [" + Bound(min) + ", " + Bound(max) + "]");
+  }
+  return *v;
+}
+
+int64_t ConfigValue::Integer(int64_t min, int64_t max) const {
+  if (!node_.IsScalar()) Fail("expected an integer");
+  const std::string text = node_.Scalar();
+  const std::optional<int64_t> v = Whole<int64_t>(text, ToInt64);
+  if (!v) Fail("expected an integer, got '" + text + "'");
+  if (*v < min || *v > max) {
+    Fail("value " + text + " out of range [" + std::to_string(min) + ", " + std::to_string(max) +
+         "]");
+  }
+  return *v;
+}
+
+std::string ConfigValue::String() const {
+  if (!node_.IsScalar()) Fail("expected a string");
+  return node_.Scalar();
+}
+
+bool ConfigValue::Bool() const {
+  if (!node_.IsScalar()) Fail("expected true or false");
+  const std::string& s = node_.Scalar();
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  Fail("expected true or false, got '" + s + "'");
+}
+
 ConfigReader::ConfigReader(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
   if (!node_.IsMap()) {
-    throw InputError(file_ + ": key '" + (path_.empty() ? "<top>" : path_) +
+    throw InputError(Where(file_, node_) + ": key '" + (path_.empty() ? "<top>" : path_) +
                      "' must be a map of keys");
   }
 }
@@ -298,7 +384,9 @@ std::string ConfigReader::KeyPath(const std::string& key) const {
 }
 
 void ConfigReader::Fail(const std::string& key, const std::string& message) const {
-  throw InputError(file_ + ": key '" + KeyPath(key) + "': " + message);
+  const YAML::Node& map = node_;  // const lookups do not insert
+  const YAML::Node value = key.empty() ? map : map[key];
+  ConfigValue(value.IsDefined() ? value : map, file_, KeyPath(key)).Fail(message);
 }
 
 void ConfigReader::FailExpected(const std::string& key, const std::vector<std::string>& expected,
@@ -325,66 +413,32 @@ std::string ConfigReader::OneOfWords(const std::string& key,
 bool ConfigReader::Has(const std::string& key) const { return static_cast<bool>(node_[key]); }
 
 YAML::Node ConfigReader::Get(const std::string& key) {
-  read_.insert(key);
-  YAML::Node n = node_[key];
+  YAML::Node n = Raw(key);
   if (!n) Fail(key, "missing");
   return n;
 }
 
+YAML::Node ConfigReader::Raw(const std::string& key) {
+  read_.insert(key);
+  const YAML::Node& map = node_;
+  return map[key];
+}
+
+ConfigValue ConfigReader::Value(const std::string& key) { return {Get(key), file_, KeyPath(key)}; }
+
 void ConfigReader::Skip(const std::string& key) { read_.insert(key); }
 
 double ConfigReader::Number(const std::string& key, double min, double max) {
-  const YAML::Node n = Get(key);
-  double v = 0.0;
-  if (!n.IsScalar()) Fail(key, "expected a number");
-  const std::string text = n.Scalar();
-  try {
-    size_t used = 0;
-    v = std::stod(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-  } catch (const std::exception&) {
-    Fail(key, "expected a number, got '" + text + "'");
-  }
-  if (!std::isfinite(v) || v < min || v > max) {
-    Fail(key, "value " + text + " out of range [" + std::to_string(min) + ", " +
-                  std::to_string(max) + "]");
-  }
-  return v;
+  return Value(key).Number(min, max);
 }
 
 int64_t ConfigReader::Integer(const std::string& key, int64_t min, int64_t max) {
-  const YAML::Node n = Get(key);
-  if (!n.IsScalar()) Fail(key, "expected an integer");
-  const std::string text = n.Scalar();
-  int64_t v = 0;
-  try {
-    size_t used = 0;
-    v = std::stoll(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-  } catch (const std::exception&) {
-    Fail(key, "expected an integer, got '" + text + "'");
-  }
-  if (v < min || v > max) {
-    Fail(key, "value " + text + " out of range [" + std::to_string(min) + ", " +
-                  std::to_string(max) + "]");
-  }
-  return v;
+  return Value(key).Integer(min, max);
 }
 
-std::string ConfigReader::String(const std::string& key) {
-  const YAML::Node n = Get(key);
-  if (!n.IsScalar()) Fail(key, "expected a string");
-  return n.Scalar();
-}
+std::string ConfigReader::String(const std::string& key) { return Value(key).String(); }
 
-bool ConfigReader::Bool(const std::string& key) {
-  const YAML::Node n = Get(key);
-  if (!n.IsScalar()) Fail(key, "expected true or false");
-  const std::string& s = n.Scalar();
-  if (s == "true" || s == "yes" || s == "on") return true;
-  if (s == "false" || s == "no" || s == "off") return false;
-  Fail(key, "expected true or false, got '" + s + "'");
-}
+bool ConfigReader::Bool(const std::string& key) { return Value(key).Bool(); }
 
 double ConfigReader::NumberOr(const std::string& key, double fallback, double min, double max) {
   if (!Has(key)) {
@@ -425,8 +479,7 @@ std::vector<std::string> ConfigReader::StringList(const std::string& key, bool a
   if (n.size() == 0 && !allow_empty) Fail(key, "must not be empty");
   std::vector<std::string> out;
   for (size_t i = 0; i < n.size(); ++i) {
-    if (!n[i].IsScalar()) Fail(key + "." + std::to_string(i), "expected a string");
-    out.push_back(n[i].Scalar());
+    out.push_back(ConfigValue(n[i], file_, KeyPath(key) + "." + std::to_string(i)).String());
   }
   return out;
 }
@@ -452,9 +505,11 @@ std::vector<std::string> ConfigReader::Keys() const { return MapKeys(node_); }
 
 void ConfigReader::Finish() const {
   std::vector<std::string> known(read_.begin(), read_.end());
-  for (const auto& key : MapKeys(node_)) {
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
     if (read_.count(key) == 0) {
-      throw InputError(file_ + ": unknown key '" + KeyPath(key) + "'" + DidYouMean(key, known));
+      throw InputError(Where(file_, kv.first) + ": unknown key '" + KeyPath(key) + "'" +
+                       DidYouMean(key, known));
     }
   }
 }

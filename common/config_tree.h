@@ -1,7 +1,7 @@
-// Strict reading of the simulator's YAML data files (accelerators, stacks, calibrations):
-// `extends:` inheritance, dotted-path overrides (`--set a.b=value`) applied to the YAML tree before
-// it is parsed into a struct (so every field is overridable), and a reader that names the file and
-// key path of every bad, missing or unknown key.
+// Strict reading of dcnas's YAML data files (accelerators, stacks, calibrations, search spaces,
+// the CPU table): `extends:` inheritance, dotted-path overrides (`--set a.b=value`) applied to the
+// YAML tree before it is parsed into a struct (so every field is overridable), and the one reader
+// that names the file, line and key path of every bad, missing or unknown key.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -46,8 +46,34 @@ void AddMissingKeys(YAML::Node map,
 void ApplyOverrides(YAML::Node& root, const std::vector<Override>& overrides,
                     const std::string& file);
 
+// Strict typed reading of one YAML value at a key path: a map's value (ConfigReader reads its
+// keys through it) or an element of a list. Errors read "FILE:LINE: key 'PATH': MESSAGE", LINE
+// being the value's line (left out where it is unknown: in trees merged by `extends:` or changed
+// by --set, which hold copies of the file's nodes, and at the very start of a file).
+class ConfigValue {
+ public:
+  ConfigValue(YAML::Node node, std::string file, std::string path);
+
+  // Numbers are checked against [min, max]; integers are written without a fraction or exponent.
+  double Number(double min, double max) const;
+  int64_t Integer(int64_t min, int64_t max) const;
+  std::string String() const;
+  bool Bool() const;  // true/yes/on or false/no/off
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  [[noreturn]] void Fail(const std::string& message) const;
+
+ private:
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+};
+
 // Strict typed reader over one YAML map. Every accessor records the key it read; Finish() throws
-// for keys that were never read (unknown keys, with a suggestion). Errors name file and key path.
+// for keys that were never read (unknown keys, with a suggestion). Errors name the file, the line
+// and the key path: "FILE:LINE: key 'a.b': MESSAGE" (ConfigValue), "FILE:LINE: unknown key 'a.c'".
 class ConfigReader {
  public:
   ConfigReader(YAML::Node node, std::string file, std::string path);
@@ -63,6 +89,10 @@ class ConfigReader {
   int64_t IntegerOr(const std::string& key, int64_t fallback, int64_t min, int64_t max);
   std::string StringOr(const std::string& key, const std::string& fallback);
   bool BoolOr(const std::string& key, bool fallback);
+  // A required value of any kind, to read with ConfigValue's accessors or walk as a node.
+  ConfigValue Value(const std::string& key);
+  // The node of a key, marked as read; undefined when the map lacks the key.
+  YAML::Node Raw(const std::string& key);
   // A list of strings (must be a sequence; may be empty only if allow_empty).
   std::vector<std::string> StringList(const std::string& key, bool allow_empty);
   // A nested map, and a sequence of maps (non-empty).
@@ -98,6 +128,7 @@ class ConfigReader {
 
   const std::string& file() const { return file_; }
   std::string KeyPath(const std::string& key) const;
+  // Fails at the key's value (its line; the map's where the key is absent); key "" names the map.
   [[noreturn]] void Fail(const std::string& key, const std::string& message) const;
 
  private:

@@ -382,143 +382,176 @@ bool HasMarkers(ChartSeries::Style s) {
   return s == ChartSeries::Style::kPoints || s == ChartSeries::Style::kLinePoints;
 }
 
-}  // namespace
+std::string ColorOf(const Chart& chart, size_t i) {
+  return Escape(chart.series[i].color.empty() ? kPalette[i % std::size(kPalette)]
+                                              : chart.series[i].color);
+}
 
-std::string RenderSvg(const Chart& chart) {
-  Validate(chart);
-  const double width = chart.width_px, height = chart.height_px;
-  Scale xs = AxisScale(chart, chart.x, true, "x");
-  Scale ys = AxisScale(chart, chart.y, false, "y");
+// Where everything goes: the plot area, the axes' scales and ticks, and the legend's lines.
+struct Layout {
+  double width = 0, height = 0;
+  double top = 0, bottom = 0, left = 0, right = 0;  // the plot area
+  Scale xs, ys;
+  std::vector<Tick> x_ticks, y_ticks;
+  std::vector<std::vector<std::string>> legend_text;  // per series, wrapped
+  double legend_w = 0;
+  bool has_legend = false;
+};
+
+Layout LayOut(const Chart& chart) {
+  Layout l;
+  l.width = chart.width_px;
+  l.height = chart.height_px;
+  l.xs = AxisScale(chart, chart.x, true, "x");
+  l.ys = AxisScale(chart, chart.y, false, "y");
 
   // Vertical layout first: the y tick labels decide the left margin.
-  const double top = chart.title.empty() ? 16 : 40;
-  const double bottom = height - (chart.x.title.empty() ? 30 : 50);
-  ys.px0 = bottom;
-  ys.px1 = top;
-  std::vector<Tick> y_ticks = AxisTicks(ys, bottom - top, false);
-  const double left =
-      (chart.y.title.empty() ? 8 : 8 + kAxisFontPx + 10) + MaxLabelWidth(y_ticks) + 13;
+  l.top = chart.title.empty() ? 16 : 40;
+  l.bottom = l.height - (chart.x.title.empty() ? 30 : 50);
+  l.ys.px0 = l.bottom;
+  l.ys.px1 = l.top;
+  l.y_ticks = AxisTicks(l.ys, l.bottom - l.top, false);
+  l.left = (chart.y.title.empty() ? 8 : 8 + kAxisFontPx + 10) + MaxLabelWidth(l.y_ticks) + 13;
 
   // Legend on the right, at most 30% of the width; long labels wrap onto up to three lines.
-  std::vector<std::vector<std::string>> legend_text;
   double legend_text_px = 0;
   for (const ChartSeries& s : chart.series) {
-    legend_text.push_back(Wrap(s.label, kLegendFontPx, 0.3 * width - 50, 3));
-    for (const std::string& line : legend_text.back()) {
+    l.legend_text.push_back(Wrap(s.label, kLegendFontPx, 0.3 * l.width - 50, 3));
+    for (const std::string& line : l.legend_text.back()) {
       legend_text_px = std::max(legend_text_px, TextWidth(line, kLegendFontPx));
     }
   }
-  const bool has_legend = legend_text_px > 0;
-  const double legend_w = 8 + 28 + 6 + legend_text_px + 8;
-  const double right = width - (has_legend ? 16 + legend_w + 10 : 24);
-  xs.px0 = left;
-  xs.px1 = right;
-  std::vector<Tick> x_ticks = AxisTicks(xs, right - left, true);
+  l.has_legend = legend_text_px > 0;
+  l.legend_w = 8 + 28 + 6 + legend_text_px + 8;
+  l.right = l.width - (l.has_legend ? 16 + l.legend_w + 10 : 24);
+  l.xs.px0 = l.left;
+  l.xs.px1 = l.right;
+  l.x_ticks = AxisTicks(l.xs, l.right - l.left, true);
+  return l;
+}
 
-  std::string svg =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" +
-      Px(width) + "\" height=\"" + Px(height) + "\" viewBox=\"0 0 " + Px(width) + " " + Px(height) +
-      "\" font-family=\"Helvetica, Arial, sans-serif\">\n<title>" + Escape(chart.title) +
-      "</title>\n<rect width=\"" + Px(width) + "\" height=\"" + Px(height) +
-      "\" fill=\"#ffffff\"/>\n<defs><clipPath id=\"plot-clip\"><rect x=\"" + Px(left) + "\" y=\"" +
-      Px(top) + "\" width=\"" + Px(right - left) + "\" height=\"" + Px(bottom - top) +
-      "\"/></clipPath></defs>\n";
+// The document's head: size, title, background, and the clip path of the plot area.
+std::string Head(const Chart& chart, const Layout& l) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" +
+         Px(l.width) + "\" height=\"" + Px(l.height) + "\" viewBox=\"0 0 " + Px(l.width) + " " +
+         Px(l.height) + "\" font-family=\"Helvetica, Arial, sans-serif\">\n<title>" +
+         Escape(chart.title) + "</title>\n<rect width=\"" + Px(l.width) + "\" height=\"" +
+         Px(l.height) + "\" fill=\"#ffffff\"/>\n<defs><clipPath id=\"plot-clip\"><rect x=\"" +
+         Px(l.left) + "\" y=\"" + Px(l.top) + "\" width=\"" + Px(l.right - l.left) +
+         "\" height=\"" + Px(l.bottom - l.top) + "\"/></clipPath></defs>\n";
+}
 
-  // Grid, ticks and tick labels.
-  svg += "<g class=\"grid\">\n";
-  for (const Tick& t : x_ticks) {
-    double x = xs.Map(t.value);
-    svg += Line(x, top, x, bottom, t.label.empty() ? "#f0f0f0" : "#dddddd", 1);
+// Grid, ticks and tick labels, and the frame of the plot area.
+std::string GridAndTicks(const Layout& l) {
+  std::string svg = "<g class=\"grid\">\n";
+  for (const Tick& t : l.x_ticks) {
+    double x = l.xs.Map(t.value);
+    svg += Line(x, l.top, x, l.bottom, t.label.empty() ? "#f0f0f0" : "#dddddd", 1);
   }
-  for (const Tick& t : y_ticks) {
-    double y = ys.Map(t.value);
-    svg += Line(left, y, right, y, t.label.empty() ? "#f0f0f0" : "#dddddd", 1);
+  for (const Tick& t : l.y_ticks) {
+    double y = l.ys.Map(t.value);
+    svg += Line(l.left, y, l.right, y, t.label.empty() ? "#f0f0f0" : "#dddddd", 1);
   }
   svg += "</g>\n<g class=\"ticks\">\n";
-  for (const Tick& t : x_ticks) {
-    double x = xs.Map(t.value);
-    svg += Line(x, bottom, x, bottom + (t.label.empty() ? 3 : 5), "#333333", 1);
+  for (const Tick& t : l.x_ticks) {
+    double x = l.xs.Map(t.value);
+    svg += Line(x, l.bottom, x, l.bottom + (t.label.empty() ? 3 : 5), "#333333", 1);
     if (!t.label.empty())
-      svg += Text("x-tick", x, bottom + 9 + kTickFontPx, kTickFontPx, "middle", t.label);
+      svg += Text("x-tick", x, l.bottom + 9 + kTickFontPx, kTickFontPx, "middle", t.label);
   }
-  for (const Tick& t : y_ticks) {
-    double y = ys.Map(t.value);
-    svg += Line(left - (t.label.empty() ? 3 : 5), y, left, y, "#333333", 1);
+  for (const Tick& t : l.y_ticks) {
+    double y = l.ys.Map(t.value);
+    svg += Line(l.left - (t.label.empty() ? 3 : 5), y, l.left, y, "#333333", 1);
     if (!t.label.empty())
-      svg += Text("y-tick", left - 8, y + 0.35 * kTickFontPx, kTickFontPx, "end", t.label);
+      svg += Text("y-tick", l.left - 8, y + 0.35 * kTickFontPx, kTickFontPx, "end", t.label);
   }
-  svg += "</g>\n<rect class=\"plot-area\" x=\"" + Px(left) + "\" y=\"" + Px(top) + "\" width=\"" +
-         Px(right - left) + "\" height=\"" + Px(bottom - top) +
+  svg += "</g>\n<rect class=\"plot-area\" x=\"" + Px(l.left) + "\" y=\"" + Px(l.top) +
+         "\" width=\"" + Px(l.right - l.left) + "\" height=\"" + Px(l.bottom - l.top) +
          "\" fill=\"none\" stroke=\"#333333\" stroke-width=\"1\"/>\n";
+  return svg;
+}
 
-  // Titles.
+std::string Titles(const Chart& chart, const Layout& l) {
+  std::string svg;
   if (!chart.title.empty()) {
-    svg += Text("title", width / 2, 24, FitFont(chart.title, kTitleFontPx, width - 20), "middle",
-                chart.title, " font-weight=\"bold\"");
+    svg += Text("title", l.width / 2, 24, FitFont(chart.title, kTitleFontPx, l.width - 20),
+                "middle", chart.title, " font-weight=\"bold\"");
   }
   if (!chart.x.title.empty()) {
-    svg += Text("x-title", (left + right) / 2, height - 10,
-                FitFont(chart.x.title, kAxisFontPx, right - left), "middle", chart.x.title);
+    svg += Text("x-title", (l.left + l.right) / 2, l.height - 10,
+                FitFont(chart.x.title, kAxisFontPx, l.right - l.left), "middle", chart.x.title);
   }
   if (!chart.y.title.empty()) {
-    double yc = (top + bottom) / 2, x = 8 + 0.8 * kAxisFontPx;
-    svg += Text("y-title", x, yc, FitFont(chart.y.title, kAxisFontPx, bottom - top), "middle",
+    double yc = (l.top + l.bottom) / 2, x = 8 + 0.8 * kAxisFontPx;
+    svg += Text("y-title", x, yc, FitFont(chart.y.title, kAxisFontPx, l.bottom - l.top), "middle",
                 chart.y.title, " transform=\"rotate(-90 " + Px(x) + " " + Px(yc) + ")\"");
   }
+  return svg;
+}
 
-  // Reference lines, with labels kept inside the plot area; their label boxes are obstacles
-  // for point labels below.
+// What point labels should not cover: label boxes and markers, and drawn lines.
+struct Obstacles {
   std::vector<Box> taken;
   std::vector<Segment> lines;
-  svg += "<g class=\"references\">\n";
+};
+
+// Reference lines, with labels kept inside the plot area; their label boxes and lines become
+// obstacles for point labels.
+std::string References(const Chart& chart, const Layout& l, Obstacles& o) {
+  std::string svg = "<g class=\"references\">\n";
   for (const ChartReference& r : chart.references) {
-    const Scale& s = r.vertical ? xs : ys;
+    const Scale& s = r.vertical ? l.xs : l.ys;
     if (!s.Contains(r.value)) continue;
     std::string color = Escape(r.color.empty() ? "#555555" : r.color);
     double p = s.Map(r.value), w = TextWidth(r.label, kRefFontPx);
     if (r.vertical) {
-      svg += Line(p, top, p, bottom, color, 1.2, "5 4");
-      lines.push_back({p, top, p, bottom});
-      bool flip = p + 4 + w > right;
+      svg += Line(p, l.top, p, l.bottom, color, 1.2, "5 4");
+      o.lines.push_back({p, l.top, p, l.bottom});
+      bool flip = p + 4 + w > l.right;
       double tx = flip ? p - 4 : p + 4;
-      svg += Text("reference", tx, top + 14, kRefFontPx, flip ? "end" : "start", r.label,
+      svg += Text("reference", tx, l.top + 14, kRefFontPx, flip ? "end" : "start", r.label,
                   " fill=\"" + color + "\"");
-      taken.push_back({flip ? tx - w : tx, top + 3, flip ? tx : tx + w, top + 17});
+      o.taken.push_back({flip ? tx - w : tx, l.top + 3, flip ? tx : tx + w, l.top + 17});
     } else {
-      svg += Line(left, p, right, p, color, 1.2, "5 4");
-      lines.push_back({left, p, right, p});
-      double ty = p - 5 - kRefFontPx < top ? p + 4 + kRefFontPx : p - 5;
+      svg += Line(l.left, p, l.right, p, color, 1.2, "5 4");
+      o.lines.push_back({l.left, p, l.right, p});
+      double ty = p - 5 - kRefFontPx < l.top ? p + 4 + kRefFontPx : p - 5;
       svg +=
-          Text("reference", right - 4, ty, kRefFontPx, "end", r.label, " fill=\"" + color + "\"");
-      taken.push_back({right - 4 - w, ty - kRefFontPx, right - 4, ty + 3});
+          Text("reference", l.right - 4, ty, kRefFontPx, "end", r.label, " fill=\"" + color + "\"");
+      o.taken.push_back({l.right - 4 - w, ty - kRefFontPx, l.right - 4, ty + 3});
     }
   }
-  svg += "</g>\n";
+  return svg + "</g>\n";
+}
 
-  // Series: lines, markers, then point labels placed greedily where they cover nothing.
-  std::vector<std::vector<std::pair<double, double>>> pts(chart.series.size());
+using SeriesPixels = std::vector<std::vector<std::pair<double, double>>>;
+
+// Each series' points in pixels; their line segments and markers become obstacles.
+SeriesPixels PixelsOf(const Chart& chart, const Layout& l, Obstacles& o) {
+  SeriesPixels pts(chart.series.size());
   for (size_t i = 0; i < chart.series.size(); ++i) {
     for (size_t j = 0; j < chart.series[i].x.size(); ++j) {
-      pts[i].emplace_back(xs.Map(chart.series[i].x[j]), ys.Map(chart.series[i].y[j]));
+      pts[i].emplace_back(l.xs.Map(chart.series[i].x[j]), l.ys.Map(chart.series[i].y[j]));
       if (j > 0 && IsLine(chart.series[i].style)) {
-        lines.push_back(
+        o.lines.push_back(
             {pts[i][j - 1].first, pts[i][j - 1].second, pts[i][j].first, pts[i][j].second});
       }
       if (HasMarkers(chart.series[i].style)) {
         double x = pts[i].back().first, y = pts[i].back().second, r = kMarkerRadiusPx + 1;
-        taken.push_back({x - r, y - r, x + r, y + r});
+        o.taken.push_back({x - r, y - r, x + r, y + r});
       }
     }
   }
-  auto color_of = [&](size_t i) {
-    return Escape(chart.series[i].color.empty() ? kPalette[i % std::size(kPalette)]
-                                                : chart.series[i].color);
-  };
-  svg += "<g class=\"series\" clip-path=\"url(#plot-clip)\">\n";
+  return pts;
+}
+
+// Series lines and markers.
+std::string SeriesMarks(const Chart& chart, const SeriesPixels& pts) {
+  std::string svg;
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
-    std::string color = color_of(i);
+    std::string color = ColorOf(chart, i);
     if (IsLine(s.style) && pts[i].size() > 1) {
       svg += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\"" +
              (s.style == ChartSeries::Style::kDashedLine ? " stroke-dasharray=\"7 4\"" : "") +
@@ -532,11 +565,19 @@ std::string RenderSvg(const Chart& chart) {
       for (const auto& [x, y] : pts[i]) svg += Marker(static_cast<int>(i), x, y, color);
     }
   }
-  const size_t n_fixed_boxes = taken.size();  // reference labels and markers
+  return svg;
+}
+
+// Point labels, placed greedily where they cover nothing (each placed label is an obstacle for
+// the next).
+std::string PointLabels(const Chart& chart, const Layout& l, const SeriesPixels& pts,
+                        Obstacles& o) {
+  std::string svg;
+  const size_t n_fixed_boxes = o.taken.size();  // reference labels and markers
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
     for (size_t j = 0; j < s.point_labels.size(); ++j) {
-      if (s.point_labels[j].empty() || !xs.Contains(s.x[j]) || !ys.Contains(s.y[j])) continue;
+      if (s.point_labels[j].empty() || !l.xs.Contains(s.x[j]) || !l.ys.Contains(s.y[j])) continue;
       const auto [x, y] = pts[i][j];
       double w = TextWidth(s.point_labels[j], kPointFontPx), h = kPointFontPx;
       // Candidate spots around the marker; the first that covers nothing wins, else the one
@@ -550,56 +591,75 @@ std::string RenderSvg(const Chart& chart) {
         double ty = y + dy * (kMarkerRadiusPx + 2) + (dy > 0 ? h : 0);
         double x0 = dx > 0 ? tx : dx < 0 ? tx - w : tx - w / 2;
         Box b{x0, ty - 0.8 * h, x0 + w, ty + 0.2 * h};
-        if (b.x0 < left || b.x1 > right || b.y0 < top || b.y1 > bottom) continue;
+        if (b.x0 < l.left || b.x1 > l.right || b.y0 < l.top || b.y1 > l.bottom) continue;
         double cost = 0;
-        for (size_t k = 0; k < taken.size(); ++k) {
-          if (taken[k].Overlaps(b)) cost += k < n_fixed_boxes ? 2 : 4;
+        for (size_t k = 0; k < o.taken.size(); ++k) {
+          if (o.taken[k].Overlaps(b)) cost += k < n_fixed_boxes ? 2 : 4;
         }
-        for (const Segment& l : lines) cost += l.Crosses(b) ? 1 : 0;
+        for (const Segment& line : o.lines) cost += line.Crosses(b) ? 1 : 0;
         if (cost < best_cost) best = b, best_x = tx, best_y = ty, best_dx = dx, best_cost = cost;
         if (cost == 0) break;
       }
-      taken.push_back(best);
+      o.taken.push_back(best);
       const char* anchor = best_dx > 0 ? "start" : best_dx < 0 ? "end" : "middle";
       svg += Text("point-label", best_x, best_y, kPointFontPx, anchor, s.point_labels[j],
                   " fill=\"#333333\"");
     }
   }
-  svg += "</g>\n";
+  return svg;
+}
 
-  // Legend: one entry per labelled series, with its line and marker style.
-  if (has_legend) {
-    const double lx = right + 16, row = 18, line_px = 14;
-    std::vector<double> row_px;  // centre of each entry's first line
-    double y = top + 8;
-    for (const auto& text : legend_text) {
-      row_px.push_back(y + row / 2);
-      if (!text.empty()) y += row + line_px * static_cast<double>(text.size() - 1);
-    }
-    svg += "<g class=\"legend\">\n<rect x=\"" + Px(lx) + "\" y=\"" + Px(top) + "\" width=\"" +
-           Px(legend_w) + "\" height=\"" + Px(y + 2 - top) +
-           "\" fill=\"#ffffff\" stroke=\"#999999\" stroke-width=\"1\"/>\n";
-    for (size_t i = 0; i < chart.series.size(); ++i) {
-      if (legend_text[i].empty()) continue;
-      const ChartSeries::Style style = chart.series[i].style;
-      const std::string color = color_of(i);
-      const double cy = row_px[i];
-      if (IsLine(style)) {
-        svg += Line(lx + 8, cy, lx + 36, cy, color, 2,
-                    style == ChartSeries::Style::kDashedLine ? "7 4" : "");
-      }
-      if (HasMarkers(style)) svg += Marker(static_cast<int>(i), lx + 22, cy, color);
-      svg += "<text class=\"legend-label\" x=\"" + Px(lx + 42) + "\" y=\"" +
-             Px(cy + 0.35 * kLegendFontPx) + "\" font-size=\"" + Px(kLegendFontPx) + "\">" +
-             Escape(legend_text[i][0]);
-      for (size_t k = 1; k < legend_text[i].size(); ++k) {
-        svg += "<tspan x=\"" + Px(lx + 42) + "\" dy=\"" + Px(line_px) + "\">" +
-               Escape(legend_text[i][k]) + "</tspan>";
-      }
-      svg += "</text>\n";
-    }
-    svg += "</g>\n";
+// Legend: one entry per labelled series, with its line and marker style.
+std::string Legend(const Chart& chart, const Layout& l) {
+  const double lx = l.right + 16, row = 18, line_px = 14;
+  std::vector<double> row_px;  // centre of each entry's first line
+  double y = l.top + 8;
+  for (const auto& text : l.legend_text) {
+    row_px.push_back(y + row / 2);
+    if (!text.empty()) y += row + line_px * static_cast<double>(text.size() - 1);
   }
+  std::string svg = "<g class=\"legend\">\n<rect x=\"" + Px(lx) + "\" y=\"" + Px(l.top) +
+                    "\" width=\"" + Px(l.legend_w) + "\" height=\"" + Px(y + 2 - l.top) +
+                    "\" fill=\"#ffffff\" stroke=\"#999999\" stroke-width=\"1\"/>\n";
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    if (l.legend_text[i].empty()) continue;
+    const ChartSeries::Style style = chart.series[i].style;
+    const std::string color = ColorOf(chart, i);
+    const double cy = row_px[i];
+    if (IsLine(style)) {
+      svg += Line(lx + 8, cy, lx + 36, cy, color, 2,
+                  style == ChartSeries::Style::kDashedLine ? "7 4" : "");
+    }
+    if (HasMarkers(style)) svg += Marker(static_cast<int>(i), lx + 22, cy, color);
+    svg += "<text class=\"legend-label\" x=\"" + Px(lx + 42) + "\" y=\"" +
+           Px(cy + 0.35 * kLegendFontPx) + "\" font-size=\"" + Px(kLegendFontPx) + "\">" +
+           Escape(l.legend_text[i][0]);
+    for (size_t k = 1; k < l.legend_text[i].size(); ++k) {
+      svg += "<tspan x=\"" + Px(lx + 42) + "\" dy=\"" + Px(line_px) + "\">" +
+             Escape(l.legend_text[i][k]) + "</tspan>";
+    }
+    svg += "</text>\n";
+  }
+  return svg + "</g>\n";
+}
+
+}  // namespace
+
+std::string RenderSvg(const Chart& chart) {
+  Validate(chart);
+  const Layout layout = LayOut(chart);
+  std::string svg = Head(chart, layout);
+  svg += GridAndTicks(layout);
+  svg += Titles(chart, layout);
+  Obstacles obstacles;
+  svg += References(chart, layout, obstacles);
+  // Series: lines, markers, then point labels placed where they cover nothing.
+  const SeriesPixels pts = PixelsOf(chart, layout, obstacles);
+  svg += "<g class=\"series\" clip-path=\"url(#plot-clip)\">\n";
+  svg += SeriesMarks(chart, pts);
+  svg += PointLabels(chart, layout, pts, obstacles);
+  svg += "</g>\n";
+  if (layout.has_legend) svg += Legend(chart, layout);
   svg += "</svg>\n";
   return svg;
 }

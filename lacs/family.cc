@@ -311,87 +311,86 @@ void ValidateScaleOptions(const ScaleOptions& o) {
   }
 }
 
-Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
-                   const ScaleOptions& options, NetworkSimulator& simulator,
-                   ProxyAccuracy& accuracy, const ScaleProgress& progress) {
-  ValidateScaleOptions(options);
-  Family f;
-  f.name = family_name;
-  f.base = base;
-  f.options = options;
-  f.setup = simulator.Config();
-  f.accuracy = accuracy.Config();
-  const int base_res = base.spec.resolution;
-  const Measured base_m = simulator.Measure(family_name + "-base", base.spec);
-  f.base_latency_ms = base_m.latency_ms;
-  const double target = options.budget.Target();
+namespace {
 
-  // Score the grid.
+// Scores every point of the grid: its member tuple at phi = 1, simulated, and its cost ratio.
+std::vector<GridPoint> ScoreGrid(const BaseNetwork& base, const std::string& family_name,
+                                 const ScaleOptions& options, NetworkSimulator& simulator,
+                                 const Measured& base_m) {
+  std::vector<GridPoint> grid;
   for (double d : options.grid.depth) {
     for (double w : options.grid.width) {
       for (double r : options.grid.resolution) {
         GridPoint p;
         p.c = {d, w, r};
-        p.tuple = MemberAt(p.c, 1, base_res, options.resolution_multiple);
+        p.tuple = MemberAt(p.c, 1, base.spec.resolution, options.resolution_multiple);
         const models::BlockNetworkSpec spec = ScaleSpec(base.spec, p.tuple);
         p.measured = simulator.Measure(family_name + "-grid", spec);
         p.flops_ratio = p.measured.flops / base_m.flops;
         p.cost_ratio = options.mode == Mode::kLacs ? p.measured.latency_ms / base_m.latency_ms
                                                    : FlopsCost(p.c);
         p.candidate = options.budget.Meets(p.cost_ratio);
-        f.grid.push_back(p);
+        grid.push_back(p);
       }
     }
   }
-  progress(std::to_string(f.grid.size()) + " grid points scored (" + ModeName(options.mode) +
-           " cost, budget " + FormatSignificant(target) + " +- " +
-           FormatSignificant(options.budget.tolerance * 100) + "%)");
+  return grid;
+}
 
-  // The budget surface: per (depth, width), the candidate nearest the target.
+// The budget surface: per (depth, width), the index of the candidate nearest the target. Throws
+// InputError naming the nearest point when no point meets the budget.
+std::map<std::pair<double, double>, size_t> BudgetSurface(const std::vector<GridPoint>& grid,
+                                                          const ScaleOptions& options) {
+  const double target = options.budget.Target();
   std::map<std::pair<double, double>, size_t> surface;
-  for (size_t i = 0; i < f.grid.size(); ++i) {
-    const GridPoint& p = f.grid[i];
+  for (size_t i = 0; i < grid.size(); ++i) {
+    const GridPoint& p = grid[i];
     if (!p.candidate) continue;
     const auto key = std::make_pair(p.c.depth, p.c.width);
     const auto it = surface.find(key);
     if (it == surface.end() || std::abs(p.cost_ratio / target - 1.0) <
-                                   std::abs(f.grid[it->second].cost_ratio / target - 1.0)) {
+                                   std::abs(grid[it->second].cost_ratio / target - 1.0)) {
       surface[key] = i;
     }
   }
-  if (surface.empty()) {
-    size_t nearest = 0;
-    for (size_t i = 1; i < f.grid.size(); ++i) {
-      if (std::abs(std::log(f.grid[i].cost_ratio / target)) <
-          std::abs(std::log(f.grid[nearest].cost_ratio / target))) {
-        nearest = i;
-      }
+  if (!surface.empty()) return surface;
+  size_t nearest = 0;
+  for (size_t i = 1; i < grid.size(); ++i) {
+    if (std::abs(std::log(grid[i].cost_ratio / target)) <
+        std::abs(std::log(grid[nearest].cost_ratio / target))) {
+      nearest = i;
     }
-    const GridPoint& n = f.grid[nearest];
-    throw InputError("--grid " + FormatGrid(options.grid) + ": no point meets the " +
-                     ModeName(options.mode) + " budget " + FormatSignificant(target) + "x +- " +
-                     FormatSignificant(options.budget.tolerance * 100) + "% (phi " +
-                     std::to_string(options.budget.phi) + "); the nearest, " + Coef(n.c) +
-                     ", costs " + FormatFixed(n.cost_ratio, 3) +
-                     "x: widen the grid or the --tolerance");
   }
-  std::vector<size_t> trained_idx;
+  const GridPoint& n = grid[nearest];
+  throw InputError("--grid " + FormatGrid(options.grid) + ": no point meets the " +
+                   ModeName(options.mode) + " budget " + FormatSignificant(target) + "x +- " +
+                   FormatSignificant(options.budget.tolerance * 100) + "% (phi " +
+                   std::to_string(options.budget.phi) + "); the nearest, " + Coef(n.c) +
+                   ", costs " + FormatFixed(n.cost_ratio, 3) +
+                   "x: widen the grid or the --tolerance");
+}
+
+// Trains the candidates of the surface (its indices into f.grid), scores them by the mode's
+// objective, and sets f.best to the best (the faster of equals).
+void TrainSurface(Family& f, const std::vector<size_t>& surface, ProxyAccuracy& accuracy,
+                  const ScaleProgress& progress) {
+  const ScaleOptions& options = f.options;
+  const int base_res = f.base.spec.resolution;
   std::vector<ProxyRequest> requests;
-  for (const auto& [key, i] : surface) {
+  for (size_t i : surface) {
     GridPoint& p = f.grid[i];
     p.surface = true;
-    trained_idx.push_back(i);
     requests.push_back(
-        {family_name + "-d" + FormatSignificant(p.c.depth) + "-w" + FormatSignificant(p.c.width) +
-             "-r" + FormatSignificant(p.c.resolution),
-         ScaleSpec(base.spec, p.tuple),
+        {f.name + "-d" + FormatSignificant(p.c.depth) + "-w" + FormatSignificant(p.c.width) + "-r" +
+             FormatSignificant(p.c.resolution),
+         ScaleSpec(f.base.spec, p.tuple),
          ProxyResolutionFor(options.proxy_resolution, p.tuple.resolution, base_res)});
   }
   progress(std::to_string(requests.size()) + " candidates on the budget surface to train");
   const std::vector<std::optional<proxy::TrainedResult>> results = accuracy.Evaluate(requests);
   size_t missing = 0;
-  for (size_t k = 0; k < trained_idx.size(); ++k) {
-    GridPoint& p = f.grid[trained_idx[k]];
+  for (size_t k = 0; k < surface.size(); ++k) {
+    GridPoint& p = f.grid[surface[k]];
     p.trained = results[k];
     if (!p.trained) {
       ++missing;
@@ -399,16 +398,16 @@ Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
     }
     p.objective = options.mode == Mode::kLacs
                       ? search::MnasReward(p.trained->val_accuracy, p.measured.latency_ms,
-                                           target * base_m.latency_ms, options.w)
+                                           options.budget.Target() * f.base_latency_ms, options.w)
                       : p.trained->val_accuracy;
   }
   if (missing > 0) {
-    throw InputError(std::to_string(missing) + " of " + std::to_string(trained_idx.size()) +
+    throw InputError(std::to_string(missing) + " of " + std::to_string(surface.size()) +
                      " candidates have no trained accuracy (" + accuracy.Config().dump() +
                      "): train them (a LibTorch build) or give the file that holds them");
   }
-  f.best = trained_idx.front();
-  for (size_t i : trained_idx) {
+  f.best = surface.front();
+  for (size_t i : surface) {
     const GridPoint& p = f.grid[i];
     const GridPoint& b = f.grid[f.best];
     if (p.objective > b.objective ||
@@ -416,19 +415,22 @@ Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
       f.best = i;
     }
   }
-  f.searched = f.grid[f.best].c;
-  f.per_step = PerStep(f.searched, options.budget.phi);
-  progress("best: " + Coef(f.searched) + " (per step " + Coef(f.per_step) + ")");
+}
 
-  // The members.
+// The members phi = 0..members at the per-step coefficients, simulated; those up to
+// train_members trained.
+void ScaleMembers(Family& f, NetworkSimulator& simulator, ProxyAccuracy& accuracy,
+                  const ScaleProgress& progress) {
+  const ScaleOptions& options = f.options;
+  const int base_res = f.base.spec.resolution;
   std::vector<ProxyRequest> member_requests;
   std::vector<size_t> member_idx;
   for (int phi = 0; phi <= options.members; ++phi) {
     Member m;
     m.phi = phi;
-    m.name = family_name + "-b" + std::to_string(phi);
+    m.name = f.name + "-b" + std::to_string(phi);
     m.tuple = MemberAt(f.per_step, phi, base_res, options.resolution_multiple);
-    m.spec = ScaleSpec(base.spec, m.tuple);
+    m.spec = ScaleSpec(f.base.spec, m.tuple);
     m.measured = simulator.Measure(m.name, m.spec);
     if (phi <= options.train_members) {
       member_requests.push_back(
@@ -444,6 +446,33 @@ Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
     const std::vector<std::optional<proxy::TrainedResult>> r = accuracy.Evaluate(member_requests);
     for (size_t k = 0; k < member_idx.size(); ++k) f.members[member_idx[k]].trained = r[k];
   }
+}
+
+}  // namespace
+
+Family ScaleFamily(const BaseNetwork& base, const std::string& family_name,
+                   const ScaleOptions& options, NetworkSimulator& simulator,
+                   ProxyAccuracy& accuracy, const ScaleProgress& progress) {
+  ValidateScaleOptions(options);
+  Family f;
+  f.name = family_name;
+  f.base = base;
+  f.options = options;
+  f.setup = simulator.Config();
+  f.accuracy = accuracy.Config();
+  const Measured base_m = simulator.Measure(family_name + "-base", base.spec);
+  f.base_latency_ms = base_m.latency_ms;
+  f.grid = ScoreGrid(base, family_name, options, simulator, base_m);
+  progress(std::to_string(f.grid.size()) + " grid points scored (" + ModeName(options.mode) +
+           " cost, budget " + FormatSignificant(options.budget.Target()) + " +- " +
+           FormatSignificant(options.budget.tolerance * 100) + "%)");
+  std::vector<size_t> surface;
+  for (const auto& [key, i] : BudgetSurface(f.grid, options)) surface.push_back(i);
+  TrainSurface(f, surface, accuracy, progress);
+  f.searched = f.grid[f.best].c;
+  f.per_step = PerStep(f.searched, options.budget.phi);
+  progress("best: " + Coef(f.searched) + " (per step " + Coef(f.per_step) + ")");
+  ScaleMembers(f, simulator, accuracy, progress);
   return f;
 }
 
@@ -500,12 +529,11 @@ std::string FamilyTable(const Family& f) {
   return s.str();
 }
 
-void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references,
-                 NetworkSimulator& simulator, const std::string& dir) {
-  const fs::path root(dir);
-  fs::create_directories(root / "members");
+namespace {
 
-  // Members: graph and block strings.
+// Members: each one's graph and block strings, in DIR/members/.
+void WriteMembers(const Family& f, NetworkSimulator& simulator, const fs::path& root) {
+  fs::create_directories(root / "members");
   for (const Member& m : f.members) {
     models::WriteGraphFile(simulator.Build(m.name, m.spec),
                            (root / "members" / (m.name + ".json")).string());
@@ -520,8 +548,10 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
     }
     WriteFileAtomic((root / "members" / (m.name + ".txt")).string(), txt.str());
   }
+}
 
-  // The grid.
+// The grid: one line per point (grid.csv).
+std::string GridCsv(const Family& f) {
   std::ostringstream grid;
   grid << "depth,width,resolution_coef,member_width,member_depth,member_resolution,cost_ratio,"
           "flops_ratio,latency_ms,params,flops,activations,candidate,surface,val_accuracy,"
@@ -539,13 +569,14 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
          << (p.trained ? json(p.trained->test_accuracy).dump() : "") << ","
          << (p.trained ? json(p.objective).dump() : "") << "," << (i == f.best ? 1 : 0) << "\n";
   }
-  WriteFileAtomic((root / "grid.csv").string(), grid.str());
+  return grid.str();
+}
 
-  // The member table.
+// The member table (family.csv).
+std::string MembersCsv(const Family& f) {
   std::ostringstream csv;
   csv << "member,phi,depth,width,resolution,params,flops,activations,latency_ms,val_accuracy,"
          "test_accuracy\n";
-  json members = json::array();
   for (const Member& m : f.members) {
     csv << m.name << "," << m.phi << "," << FormatSignificant(m.tuple.depth) << ","
         << FormatSignificant(m.tuple.width) << "," << m.tuple.resolution << ","
@@ -553,6 +584,14 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
         << FormatSignificant(m.measured.activations) << "," << json(m.measured.latency_ms).dump()
         << "," << (m.trained ? json(m.trained->val_accuracy).dump() : "") << ","
         << (m.trained ? json(m.trained->test_accuracy).dump() : "") << "\n";
+  }
+  return csv.str();
+}
+
+// The family file (family.json): setup, budget, coefficients, members and reference families.
+json FamilyJson(const Family& f, const std::vector<ReferenceFamily>& references) {
+  json members = json::array();
+  for (const Member& m : f.members) {
     members.push_back({{"name", m.name},
                        {"phi", m.phi},
                        {"tuple", TupleJson(m.tuple)},
@@ -560,9 +599,6 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
                        {"measured", MeasuredJson(m.measured)},
                        {"trained", TrainedJson(m.trained)}});
   }
-  WriteFileAtomic((root / "family.csv").string(), csv.str());
-  WriteFileAtomic((root / "family.txt").string(), FamilyTable(f));
-
   json refs = json::array();
   for (const ReferenceFamily& r : references) {
     json pts = json::array();
@@ -575,37 +611,43 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
     refs.push_back({{"name", r.name}, {"points", pts}});
   }
   const GridPoint& best = f.grid[f.best];
-  const json doc = {{"format", "dcnas-family"},
-                    {"version", 1},
-                    {"name", f.name},
-                    {"mode", ModeName(f.options.mode)},
-                    {"base",
-                     {{"name", f.base.name},
-                      {"blocks", models::EncodeBlockStrings(f.base.spec.blocks)},
-                      {"resolution", f.base.spec.resolution},
-                      {"width", f.base.spec.width},
-                      {"depth", f.base.spec.depth}}},
-                    {"setup", f.setup},
-                    {"accuracy", f.accuracy},
-                    {"budget",
-                     {{"phi", f.options.budget.phi},
-                      {"target", f.options.budget.Target()},
-                      {"tolerance", f.options.budget.tolerance},
-                      {"w", f.options.w}}},
-                    {"grid", FormatGrid(f.options.grid)},
-                    {"resolution_multiple", f.options.resolution_multiple},
-                    {"base_latency_ms", f.base_latency_ms},
-                    {"searched", CoefJson(f.searched)},
-                    {"per_step", CoefJson(f.per_step)},
-                    {"best",
-                     {{"cost_ratio", best.cost_ratio},
-                      {"objective", best.objective},
-                      {"trained", TrainedJson(best.trained)}}},
-                    {"members", members},
-                    {"references", refs}};
-  WriteFileAtomic((root / "family.json").string(), doc.dump(1) + "\n");
+  return {{"format", "dcnas-family"},
+          {"version", 1},
+          {"name", f.name},
+          {"mode", ModeName(f.options.mode)},
+          {"base",
+           {{"name", f.base.name},
+            {"blocks", models::EncodeBlockStrings(f.base.spec.blocks)},
+            {"resolution", f.base.spec.resolution},
+            {"width", f.base.spec.width},
+            {"depth", f.base.spec.depth}}},
+          {"setup", f.setup},
+          {"accuracy", f.accuracy},
+          {"budget",
+           {{"phi", f.options.budget.phi},
+            {"target", f.options.budget.Target()},
+            {"tolerance", f.options.budget.tolerance},
+            {"w", f.options.w}}},
+          {"grid", FormatGrid(f.options.grid)},
+          {"resolution_multiple", f.options.resolution_multiple},
+          {"base_latency_ms", f.base_latency_ms},
+          {"searched", CoefJson(f.searched)},
+          {"per_step", CoefJson(f.per_step)},
+          {"best",
+           {{"cost_ratio", best.cost_ratio},
+            {"objective", best.objective},
+            {"trained", TrainedJson(best.trained)}}},
+          {"members", members},
+          {"references", refs}};
+}
 
-  // Charts: latency against trained accuracy; latency against FLOPs for every member.
+using ChartPoints =
+    std::vector<std::tuple<std::string, Measured, std::optional<proxy::TrainedResult>>>;
+
+// Charts: latency against trained accuracy (family.svg, when anything was trained); latency
+// against FLOPs for every member (family-latency.svg).
+void WriteCharts(const Family& f, const std::vector<ReferenceFamily>& references,
+                 const fs::path& root) {
   Chart acc;
   acc.title =
       f.name + " on " + SetupField(f, "accelerator") + ": latency vs trained proxy accuracy";
@@ -616,38 +658,48 @@ void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references
   lat.title = f.name + " on " + SetupField(f, "accelerator") + ": FLOPs vs latency per member";
   lat.x = {"FLOPs per image (GFLOPs)", true, std::nullopt, std::nullopt};
   lat.y = acc.x;
-  auto add =
-      [&](const std::string& label,
-          const std::vector<std::tuple<std::string, Measured, std::optional<proxy::TrainedResult>>>&
-              pts) {
-        ChartSeries a{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
-        ChartSeries l{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
-        for (const auto& [name, m, t] : pts) {
-          l.x.push_back(m.flops / 1e9);
-          l.y.push_back(m.latency_ms);
-          l.point_labels.push_back(name);
-          if (!t) continue;
-          a.x.push_back(m.latency_ms);
-          a.y.push_back(t->val_accuracy);
-          a.point_labels.push_back(name);
-        }
-        if (!a.x.empty()) acc.series.push_back(a);
-        lat.series.push_back(l);
-      };
+  auto add = [&](const std::string& label, const ChartPoints& pts) {
+    ChartSeries a{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
+    ChartSeries l{label, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
+    for (const auto& [name, m, t] : pts) {
+      l.x.push_back(m.flops / 1e9);
+      l.y.push_back(m.latency_ms);
+      l.point_labels.push_back(name);
+      if (!t) continue;
+      a.x.push_back(m.latency_ms);
+      a.y.push_back(t->val_accuracy);
+      a.point_labels.push_back(name);
+    }
+    if (!a.x.empty()) acc.series.push_back(a);
+    lat.series.push_back(l);
+  };
   {
-    std::vector<std::tuple<std::string, Measured, std::optional<proxy::TrainedResult>>> pts;
+    ChartPoints pts;
     for (const Member& m : f.members)
       pts.emplace_back("b" + std::to_string(m.phi), m.measured, m.trained);
     add(f.name + " (" + ModeName(f.options.mode) + ")", pts);
   }
   for (const ReferenceFamily& r : references) {
-    std::vector<std::tuple<std::string, Measured, std::optional<proxy::TrainedResult>>> pts;
+    ChartPoints pts;
     for (const ReferencePoint& p : r.points)
       pts.emplace_back("b" + std::to_string(p.phi), p.measured, p.trained);
     add(r.name, pts);
   }
   if (!acc.series.empty()) WriteFileAtomic((root / "family.svg").string(), RenderSvg(acc));
   WriteFileAtomic((root / "family-latency.svg").string(), RenderSvg(lat));
+}
+
+}  // namespace
+
+void WriteFamily(const Family& f, const std::vector<ReferenceFamily>& references,
+                 NetworkSimulator& simulator, const std::string& dir) {
+  const fs::path root(dir);
+  WriteMembers(f, simulator, root);
+  WriteFileAtomic((root / "grid.csv").string(), GridCsv(f));
+  WriteFileAtomic((root / "family.csv").string(), MembersCsv(f));
+  WriteFileAtomic((root / "family.txt").string(), FamilyTable(f));
+  WriteFileAtomic((root / "family.json").string(), FamilyJson(f, references).dump(1) + "\n");
+  WriteCharts(f, references, root);
 }
 
 FamilyComparison CompareFamilies(const Family& lacs, const Family& flops) {

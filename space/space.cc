@@ -29,138 +29,10 @@ const std::vector<std::string> kFieldKeys = {
     "block",         "kernel", "expand", "se", "activation", "repeats_delta", "filters_multiplier",
     "space_to_depth"};
 
-// A strict reader over one YAML map: every error names the file, line and key path; Finish()
-// refuses keys that were never read.
-class Reader {
- public:
-  Reader(YAML::Node node, std::string file, std::string path)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
-    if (!node_.IsMap()) Fail("", "expected a map");
-  }
-  bool Has(const std::string& key) const { return node_[key].IsDefined(); }
-  YAML::Node Raw(const std::string& key) {
-    read_.insert(key);
-    return node_[key];
-  }
-  YAML::Node Required(const std::string& key) {
-    YAML::Node n = Raw(key);
-    if (!n.IsDefined() || n.IsNull()) Fail(key, "missing required key");
-    return n;
-  }
-  std::string String(const std::string& key) { return Scalar<std::string>(key, Required(key)); }
-  std::string StringOr(const std::string& key, const std::string& fallback) {
-    return Has(key) ? String(key) : fallback;
-  }
-  double Number(const std::string& key, double min, double max) {
-    return CheckRange(key, Scalar<double>(key, Required(key)), min, max);
-  }
-  double NumberOr(const std::string& key, double fallback, double min, double max) {
-    return Has(key) ? Number(key, min, max) : fallback;
-  }
-  int64_t Integer(const std::string& key, int64_t min, int64_t max) {
-    const double v = Number(key, static_cast<double>(min), static_cast<double>(max));
-    if (v != std::floor(v)) Fail(key, "expected an integer, got " + FormatNumber(v));
-    return static_cast<int64_t>(v);
-  }
-  int64_t IntegerOr(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
-    return Has(key) ? Integer(key, min, max) : fallback;
-  }
-  bool BoolOr(const std::string& key, bool fallback) {
-    return Has(key) ? Scalar<bool>(key, Required(key)) : fallback;
-  }
-  void Finish() const {
-    std::vector<std::string> known(read_.begin(), read_.end());
-    for (const auto& kv : node_) {
-      const auto key = kv.first.as<std::string>();
-      if (!read_.count(key)) {
-        Fail(key, "unknown key" + DidYouMean(key, known));
-      }
-    }
-  }
-  std::string KeyPath(const std::string& key) const {
-    if (key.empty()) return path_.empty() ? "(top level)" : path_;
-    return path_.empty() ? key : path_ + "." + key;
-  }
-  [[noreturn]] void Fail(const std::string& key, const std::string& message) const {
-    const YAML::Node n = key.empty() ? node_ : node_[key];
-    throw InputError(Where(n) + KeyPath(key) + ": " + message);
-  }
-  std::string Where(const YAML::Node& n) const {
-    if (n.IsDefined() && n.Mark().line >= 0) {
-      return file_ + ":" + std::to_string(n.Mark().line + 1) + ": ";
-    }
-    if (node_.Mark().line >= 0) return file_ + ":" + std::to_string(node_.Mark().line + 1) + ": ";
-    return file_ + ": ";
-  }
-  const std::string& file() const { return file_; }
-  const std::string& path() const { return path_; }
-
- private:
-  template <typename T>
-  T Scalar(const std::string& key, const YAML::Node& n) const {
-    if (!n.IsScalar()) Fail(key, "expected a scalar value");
-    try {
-      return n.as<T>();
-    } catch (const YAML::Exception&) {
-      Fail(key, "bad value '" + n.Scalar() + "'");
-    }
-  }
-  double CheckRange(const std::string& key, double v, double min, double max) const {
-    if (!std::isfinite(v) || v < min || v > max) {
-      Fail(key, "value " + FormatNumber(v) + " out of range [" + FormatNumber(min) + ", " +
-                    FormatNumber(max) + "]");
-    }
-    return v;
-  }
-  static std::string FormatNumber(double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-  }
-
-  YAML::Node node_;
-  std::string file_;
-  std::string path_;
-  std::set<std::string> read_;
-};
-
-std::string Where(const std::string& file, const YAML::Node& n) {
-  return n.Mark().line >= 0 ? file + ":" + std::to_string(n.Mark().line + 1) + ": " : file + ": ";
-}
-
-double ParseNumber(const std::string& file, const std::string& path, const YAML::Node& n,
-                   double min, double max) {
-  if (!n.IsScalar()) throw InputError(Where(file, n) + path + ": expected a number");
-  double v = 0.0;
-  try {
-    v = n.as<double>();
-  } catch (const YAML::Exception&) {
-    throw InputError(Where(file, n) + path + ": bad number '" + n.Scalar() + "'");
-  }
-  if (!std::isfinite(v) || v < min || v > max) {
-    std::ostringstream s;
-    s << Where(file, n) << path << ": value " << n.Scalar() << " out of range [" << min << ", "
-      << max << "]";
-    throw InputError(s.str());
-  }
-  return v;
-}
-
-int ParseInt(const std::string& file, const std::string& path, const YAML::Node& n, int min,
-             int max) {
-  const double v = ParseNumber(file, path, n, min, max);
-  if (v != std::floor(v)) {
-    throw InputError(Where(file, n) + path + ": expected an integer, got '" + n.Scalar() + "'");
-  }
-  return static_cast<int>(v);
-}
-
 // Sets one field of `patch` from a scalar YAML value.
-void SetField(LayerPatch& patch, const std::string& field, const YAML::Node& n,
-              const std::string& file, const std::string& path) {
-  if (!n.IsScalar()) throw InputError(Where(file, n) + path + ": expected a scalar value");
-  const std::string text = n.Scalar();
+void SetField(LayerPatch& patch, const std::string& field, const ConfigValue& value) {
   if (field == "block") {
+    const std::string text = value.String();
     if (text == "mbconv") {
       patch.block = BlockType::kMBConv;
     } else if (text == "fused") {
@@ -168,37 +40,31 @@ void SetField(LayerPatch& patch, const std::string& field, const YAML::Node& n,
     } else if (text == "skip" || text == "identity") {
       patch.block = BlockType::kSkip;
     } else {
-      throw InputError(Where(file, n) + path + ": unknown block type '" + text +
-                       "' (mbconv, fused, skip)");
+      value.Fail("unknown block type '" + text + "' (mbconv, fused, skip)");
     }
   } else if (field == "kernel") {
-    const int k = ParseInt(file, path, n, 1, 15);
-    if (k % 2 == 0) throw InputError(Where(file, n) + path + ": kernel " + text + " is not odd");
-    patch.kernel = k;
+    const int64_t k = value.Integer(1, 15);
+    if (k % 2 == 0) value.Fail("kernel " + std::to_string(k) + " is not odd");
+    patch.kernel = static_cast<int>(k);
   } else if (field == "expand") {
-    patch.expand = ParseNumber(file, path, n, 1.0, 16.0);
+    patch.expand = value.Number(1.0, 16.0);
   } else if (field == "se") {
-    patch.se = ParseNumber(file, path, n, 0.0, 1.0);
+    patch.se = value.Number(0.0, 1.0);
   } else if (field == "activation") {
+    const std::string text = value.String();
     if (text == "relu") {
       patch.activation = models::Activation::kRelu;
     } else if (text == "swish" || text == "silu") {
       patch.activation = models::Activation::kSwish;
     } else {
-      throw InputError(Where(file, n) + path + ": unknown activation '" + text + "' (relu, swish)");
+      value.Fail("unknown activation '" + text + "' (relu, swish)");
     }
   } else if (field == "repeats_delta") {
-    patch.repeats_delta = ParseInt(file, path, n, -16, 16);
+    patch.repeats_delta = static_cast<int>(value.Integer(-16, 16));
   } else if (field == "filters_multiplier") {
-    patch.filters_multiplier = ParseNumber(file, path, n, 0.125, 8.0);
+    patch.filters_multiplier = value.Number(0.125, 8.0);
   } else if (field == "space_to_depth") {
-    bool v = false;
-    try {
-      v = n.as<bool>();
-    } catch (const YAML::Exception&) {
-      throw InputError(Where(file, n) + path + ": expected true or false, got '" + text + "'");
-    }
-    patch.space_to_depth = v;
+    patch.space_to_depth = value.Bool();
   } else {
     throw InternalError("SetField: unknown field " + field);
   }
@@ -217,68 +83,66 @@ std::vector<std::string> PatchFields(const LayerPatch& p) {
   return f;
 }
 
-// A raw choice list as read from YAML: key -> node (a scalar, a sequence, or `op` maps).
-using RawChoices = std::map<std::string, std::pair<std::string, YAML::Node>>;  // key -> where, node
+// A raw choice list as read from YAML: key -> its value (a scalar, a sequence, or `op` maps),
+// named by the key path where it was written (a stage's choices or the defaults).
+using RawChoices = std::map<std::string, ConfigValue>;
 
-void ReadChoiceMap(const YAML::Node& node, const std::string& file, const std::string& path,
-                   RawChoices& out) {
-  if (!node.IsMap()) throw InputError(Where(file, node) + path + ": expected a map of choices");
+void ReadChoiceMap(ConfigReader choices, RawChoices& out) {
   std::vector<std::string> known = kFieldKeys;
   known.emplace_back("op");
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>();
+  for (const std::string& key : choices.Keys()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      throw InputError(Where(file, kv.first) + path + "." + key + ": unknown choice" +
-                       DidYouMean(key, known));
+      choices.Fail(key, "unknown choice" + DidYouMean(key, known));
     }
     out.erase(key);
-    out.emplace(key, std::make_pair(path + "." + key, kv.second));
+    out.emplace(key, choices.Value(key));
   }
 }
 
-// Turns the merged raw choices of one unit into fixed values and searchable choices.
-void BuildUnit(const RawChoices& raw, const std::string& file, const std::string& path,
-               Unit& unit) {
-  std::map<std::string, std::string> set_by;  // field -> choice key that sets it
-  for (const auto& [key, entry] : raw) {
-    const std::string& kpath = entry.first;  // where the choice was written (stage or defaults)
-    const YAML::Node& node = entry.second;
-    std::vector<LayerPatch> values;
-    if (key == "op") {
-      if (!node.IsSequence()) throw InputError(Where(file, node) + kpath + ": expected a list");
-      for (size_t i = 0; i < node.size(); ++i) {
-        const std::string ipath = kpath + "[" + std::to_string(i) + "]";
-        if (!node[i].IsMap()) {
-          throw InputError(Where(file, node[i]) + ipath + ": expected a map of field values");
-        }
-        LayerPatch p;
-        for (const auto& kv : node[i]) {
-          const auto field = kv.first.as<std::string>();
-          if (std::find(kFieldKeys.begin(), kFieldKeys.end(), field) == kFieldKeys.end()) {
-            throw InputError(Where(file, kv.first) + ipath + "." + field + ": unknown field" +
-                             DidYouMean(field, kFieldKeys));
-          }
-          SetField(p, field, kv.second, file, ipath + "." + field);
-        }
-        if (!p.block) throw InputError(Where(file, node[i]) + ipath + ": an op must set block");
-        values.push_back(p);
-      }
-    } else if (node.IsSequence()) {
-      for (size_t i = 0; i < node.size(); ++i) {
-        LayerPatch p;
-        SetField(p, key, node[i], file, kpath + "[" + std::to_string(i) + "]");
-        values.push_back(p);
-      }
-    } else {
+// The values of one choice: `op` maps, a list of values of one field, or a single value.
+std::vector<LayerPatch> ChoiceValues(const std::string& key, const ConfigValue& choice) {
+  const YAML::Node& node = choice.node();
+  std::vector<LayerPatch> values;
+  if (key == "op") {
+    if (!node.IsSequence()) choice.Fail("expected a list");
+    for (size_t i = 0; i < node.size(); ++i) {
+      ConfigReader op(node[i], choice.file(), choice.path() + "." + std::to_string(i));
       LayerPatch p;
-      SetField(p, key, node, file, kpath);
+      for (const std::string& field : op.Keys()) {
+        if (std::find(kFieldKeys.begin(), kFieldKeys.end(), field) == kFieldKeys.end()) {
+          op.Fail(field, "unknown field" + DidYouMean(field, kFieldKeys));
+        }
+        SetField(p, field, op.Value(field));
+      }
+      if (!p.block) op.Fail("", "an op must set block");
       values.push_back(p);
     }
-    if (values.empty()) throw InputError(Where(file, node) + kpath + ": empty choice list");
+  } else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      LayerPatch p;
+      SetField(p, key,
+               ConfigValue(node[i], choice.file(), choice.path() + "." + std::to_string(i)));
+      values.push_back(p);
+    }
+  } else {
+    LayerPatch p;
+    SetField(p, key, choice);
+    values.push_back(p);
+  }
+  if (values.empty()) choice.Fail("empty choice list");
+  return values;
+}
+
+// Turns the merged raw choices of one unit into fixed values and searchable choices; `stage` names
+// the unit's stage in messages.
+void BuildUnit(const RawChoices& raw, const ConfigReader& stage, Unit& unit) {
+  std::map<std::string, std::string> set_by;  // field -> choice key that sets it
+  for (const auto& [key, choice] : raw) {
+    std::vector<LayerPatch> values = ChoiceValues(key, choice);
     std::set<std::string> labels;
     for (const auto& v : values) {
       if (!labels.insert(v.Label()).second) {
-        throw InputError(Where(file, node) + kpath + ": value '" + v.Label() + "' listed twice");
+        choice.Fail("value '" + v.Label() + "' listed twice");
       }
     }
     std::set<std::string> fields;
@@ -287,8 +151,7 @@ void BuildUnit(const RawChoices& raw, const std::string& file, const std::string
     }
     for (const auto& f : fields) {
       if (set_by.count(f)) {
-        throw InputError(Where(file, node) + kpath + ": sets '" + f + "', which '" + set_by[f] +
-                         "' also sets");
+        choice.Fail("sets '" + f + "', which '" + set_by[f] + "' also sets");
       }
       set_by[f] = key;
     }
@@ -300,8 +163,8 @@ void BuildUnit(const RawChoices& raw, const std::string& file, const std::string
   }
   for (const std::string f : {"block", "kernel", "expand", "se", "activation"}) {
     if (!set_by.count(f)) {
-      throw InputError(file + ": " + path + ": no value for '" + f +
-                       "' (set it in the stage's choices or in defaults)");
+      stage.Fail("choices",
+                 "no value for '" + f + "' (set it in the stage's choices or in defaults)");
     }
   }
 }
@@ -390,7 +253,7 @@ Space Space::Parse(const std::string& yaml_text, const std::string& file) {
 Space Space::ParseChecked(const std::string& yaml_text, const std::string& file) {
   const YAML::Node root = ParseYamlStrict(yaml_text, file);
   if (!root.IsDefined() || root.IsNull()) throw InputError(file + ": empty search-space file");
-  Reader top(root, file, "");
+  ConfigReader top(root, file, "");
   if (top.String("format") != kFormat) {
     top.Fail("format", std::string("expected '") + kFormat + "'");
   }
@@ -401,10 +264,10 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
   s.file_ = file;
   s.name_ = top.String("name");
   s.description_ = top.StringOr("description", "");
-  if (top.Has("sources")) top.Raw("sources");
+  top.Skip("sources");
 
   {
-    Reader n(top.Required("network"), file, "network");
+    ConfigReader n = top.Map("network");
     s.network_.resolution = static_cast<int>(n.Integer("resolution", 8, 4096));
     s.network_.stem_filters = n.IntegerOr("stem_filters", 32, 1, 4096);
     s.network_.head_filters = n.IntegerOr("head_filters", 1280, 1, 16384);
@@ -421,7 +284,7 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
     n.Finish();
   }
   if (top.Has("proxy")) {
-    Reader p(top.Raw("proxy"), file, "proxy");
+    ConfigReader p = top.Map("proxy");
     s.proxy_.resolution = static_cast<int>(p.IntegerOr("resolution", 32, 8, 512));
     s.proxy_.in_channels = static_cast<int>(p.IntegerOr("in_channels", 1, 1, 4));
     s.proxy_.num_classes = static_cast<int>(p.IntegerOr("num_classes", 10, 2, 100000));
@@ -430,15 +293,12 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
     p.Finish();
   }
   RawChoices defaults;
-  if (top.Has("defaults")) ReadChoiceMap(top.Raw("defaults"), file, "defaults", defaults);
+  if (top.Has("defaults")) ReadChoiceMap(top.Map("defaults"), defaults);
 
-  const YAML::Node stages = top.Required("stages");
-  if (!stages.IsSequence() || stages.size() == 0) {
-    top.Fail("stages", "expected a non-empty list of stages");
-  }
+  std::vector<ConfigReader> stages = top.MapList("stages");
+  const YAML::Node stage_nodes = top.Raw("stages");
   for (size_t i = 0; i < stages.size(); ++i) {
-    const std::string path = "stages[" + std::to_string(i) + "]";
-    Reader st(stages[i], file, path);
+    ConfigReader& st = stages[i];
     StageSkeleton sk;
     sk.stride = static_cast<int>(st.Integer("stride", 1, 2));
     sk.filters = st.Integer("filters", 1, 16384);
@@ -448,7 +308,7 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
     RawChoices merged = defaults;
     if (st.Has("choices")) {
       RawChoices own;
-      ReadChoiceMap(st.Raw("choices"), file, path + ".choices", own);
+      ReadChoiceMap(st.Map("choices"), own);
       // erase + emplace: assigning a YAML::Node writes through to the node it refers to, which
       // would change the defaults of every later stage.
       for (auto& [k, v] : own) {
@@ -461,7 +321,7 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
           if (!own.count(f) && merged.count(f) && defaults.count(f)) {
             // Keep a default only when the op does not set the same field.
             bool op_sets = false;
-            for (const auto& v : own["op"].second) op_sets = op_sets || v[f].IsDefined();
+            for (const auto& v : own.at("op").node()) op_sets = op_sets || v[f].IsDefined();
             if (op_sets) merged.erase(f);
           }
         }
@@ -474,7 +334,7 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
       u.stage = static_cast<int>(i);
       u.layer = sk.per_layer ? l : -1;
       u.name = sk.per_layer ? stage_name + ".layer" + std::to_string(l + 1) : stage_name;
-      BuildUnit(merged, file, path + ".choices", u);
+      BuildUnit(merged, st, u);
       bool has_s2d = u.fixed.space_to_depth.value_or(false);
       bool has_delta = u.fixed.repeats_delta.value_or(0) != 0;
       for (const auto& c : u.choices) {
@@ -484,19 +344,16 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
         }
       }
       if (has_s2d && (i != 0 || sk.per_layer)) {
-        throw InputError(Where(file, stages[i]) + path +
-                         ".choices.space_to_depth: space-to-depth is allowed on the first stage "
-                         "only (and not per layer)");
+        st.Fail("choices.space_to_depth",
+                "space-to-depth is allowed on the first stage only (and not per layer)");
       }
-      if (has_s2d &&
-          (stages.size() < 2 || !stages[1].IsMap() || stages[1]["stride"].as<int>(1) != 2)) {
-        throw InputError(Where(file, stages[i]) + path +
-                         ".choices.space_to_depth: needs a stride-2 second stage to absorb");
+      if (has_s2d && (stages.size() < 2 || stage_nodes[1]["stride"].as<int>(1) != 2)) {
+        st.Fail("choices.space_to_depth", "needs a stride-2 second stage to absorb");
       }
       if (has_delta && sk.per_layer) {
-        throw InputError(Where(file, stages[i]) + path +
-                         ".choices.repeats_delta: a per-layer stage has a fixed number of layers "
-                         "(use block: skip to let a layer vanish)");
+        st.Fail("choices.repeats_delta",
+                "a per-layer stage has a fixed number of layers (use block: skip to let a layer "
+                "vanish)");
       }
       s.units_.push_back(std::move(u));
     }

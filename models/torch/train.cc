@@ -135,6 +135,153 @@ std::vector<int64_t> Iota(int64_t n) {
   return v;
 }
 
+// The graph's logits must be Fashion-MNIST's classes.
+void CheckLogits(const Graph& graph, GraphModule& module) {
+  const int64_t logits_size = graph.op(module->logits_id()).out.shape.per_image();
+  if (logits_size != kFashionMnistClasses) {
+    throw InputError("graph '" + graph.info().model + "' has " + std::to_string(logits_size) +
+                     " outputs; Fashion-MNIST needs 10 (build it with --num-classes 10)");
+  }
+}
+
+// The data of a run: the selected images, prepared once at the graph's resolution (shared by runs
+// on the same TrainingData), and the raw training images when random shifts need them (shifts
+// are applied before resizing).
+struct RunData {
+  RunImages images;
+  Tensor raw_train;
+  int64_t n_train = 0;
+  int64_t steps_per_epoch = 0;  // the last partial batch is dropped
+};
+
+RunData PrepareData(const TrainingData& data, const TrainOptions& o, int64_t resolution) {
+  RunData d;
+  const bool mirrored = o.augment && o.crop_pad == 0;
+  d.images = data.cache().Get(data, resolution, o.validation_images, o.limit_train, o.limit_eval,
+                              mirrored);
+  if (o.crop_pad > 0) {
+    d.raw_train =
+        GatherImages(data.train(), SelectImages(data.train().count, data.test().count,
+                                                o.validation_images, o.limit_train, o.limit_eval)
+                                       .train);
+  }
+  d.n_train = d.images.train.labels.size(0);
+  d.steps_per_epoch = d.n_train / o.batch;
+  if (d.steps_per_epoch < 1) {
+    throw InputError("batch " + std::to_string(o.batch) + " exceeds the " +
+                     std::to_string(d.n_train) + " training images");
+  }
+  return d;
+}
+
+// What every epoch of a run shares.
+struct RunContext {
+  const TrainOptions& o;
+  const RunData& data;
+  GraphModule& module;
+  ::torch::optim::Optimizer& optimizer;
+  const LrSchedule& schedule;
+  double lr;  // the peak learning rate
+  int64_t resolution;
+  int64_t channels;
+  F::CrossEntropyFuncOptions loss_options;
+  const ProgressFn& progress;
+};
+
+// The running sums of an epoch's training steps.
+struct EpochSums {
+  double loss_sum = 0.0;
+  int64_t correct = 0;
+  int64_t seen = 0;
+  double lr = 0.0;  // of the last step
+};
+
+// One optimizer step on the batch at `step` of the epoch's permutation.
+void TrainStep(const RunContext& c, const Tensor& perm, int epoch, int64_t step, EpochSums& sums) {
+  const TrainOptions& o = c.o;
+  sums.lr = c.schedule.At((epoch - 1) * c.data.steps_per_epoch + step);
+  SetLr(c.optimizer, sums.lr);
+  const Tensor idx = perm.slice(0, step * o.batch, (step + 1) * o.batch);
+  const Tensor x = PrepareBatch(c.data.images.train, c.data.raw_train, idx, c.resolution,
+                                c.channels, o.augment, o.crop_pad);
+  const Tensor y = c.data.images.train.labels.index_select(0, idx);
+  c.optimizer.zero_grad();
+  const Tensor logits = c.module->Logits(x);
+  const Tensor loss = F::cross_entropy(logits, y, c.loss_options);
+  loss.backward();
+  c.optimizer.step();
+  const double loss_value = loss.item<double>();
+  if (!std::isfinite(loss_value)) {
+    throw InputError("training diverged at epoch " + std::to_string(epoch) + " step " +
+                     std::to_string(step + 1) + " (loss " + std::to_string(loss_value) +
+                     "); lower --lr (now " + std::to_string(c.lr) + ")");
+  }
+  sums.loss_sum += loss_value * static_cast<double>(o.batch);
+  sums.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+  sums.seen += o.batch;
+}
+
+// Trains one epoch and evaluates it on the validation images (eta_s left for the caller); adds
+// the epoch's process counters to `counters`.
+EpochMetrics TrainEpoch(const RunContext& c, int epoch, ProcessCounters& counters) {
+  // Per-epoch seeding makes a resumed run identical to an uninterrupted one.
+  const uint64_t epoch_seed = c.o.seed * 1000003ULL + static_cast<uint64_t>(epoch);
+  ::torch::manual_seed(epoch_seed);
+  std::vector<int64_t> perm = Iota(c.data.n_train);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(epoch_seed));
+  const Tensor perm_t = ::torch::from_blob(perm.data(), {c.data.n_train}, ::torch::kLong);
+  const auto start = Clock::now();
+  auto last_report = start;
+  EpochSums sums;
+  sums.lr = c.lr;
+  const ProcessCounters epoch_start = ReadProcessCounters();
+  for (int64_t s = 0; s < c.data.steps_per_epoch; ++s) {
+    TrainStep(c, perm_t, epoch, s, sums);
+    const auto now = Clock::now();
+    if (c.progress && now - last_report > std::chrono::seconds(1)) {
+      last_report = now;
+      const double t = std::chrono::duration<double>(now - start).count();
+      c.progress(StepLine(epoch, c.o.epochs, static_cast<double>(s + 1) / c.data.steps_per_epoch,
+                          sums.loss_sum / sums.seen, static_cast<double>(sums.correct) / sums.seen,
+                          sums.seen / t),
+                 false);
+    }
+  }
+  const double train_time = std::chrono::duration<double>(Clock::now() - start).count();
+  const ProcessCounters epoch_used = ReadProcessCounters() - epoch_start;
+  counters.minor_faults += epoch_used.minor_faults;
+  counters.user_s += epoch_used.user_s;
+  counters.system_s += epoch_used.system_s;
+  const EvalResult v = Evaluate(c.module, c.data.images.val, c.channels);
+  EpochMetrics m;
+  m.epoch = epoch;
+  m.learning_rate = sums.lr;
+  m.train_loss = sums.loss_sum / static_cast<double>(sums.seen);
+  m.train_accuracy = static_cast<double>(sums.correct) / static_cast<double>(sums.seen);
+  m.val_loss = v.loss;
+  m.val_accuracy = v.accuracy;
+  m.images_per_s = static_cast<double>(sums.seen) / train_time;
+  m.epoch_time_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return m;
+}
+
+// The run's totals from its epochs and the counters of this invocation's steps.
+void Summarize(const ProcessCounters& step_counters, TrainResult& result) {
+  if (result.steps_run > 0) {
+    result.minor_faults_per_step =
+        static_cast<double>(step_counters.minor_faults) / static_cast<double>(result.steps_run);
+    const double cpu_s = step_counters.user_s + step_counters.system_s;
+    result.kernel_cpu_share = cpu_s > 0 ? step_counters.system_s / cpu_s : 0.0;
+  }
+  result.epochs = static_cast<int>(result.history.size());
+  result.val_accuracy = result.history.empty() ? 0.0 : result.history.back().val_accuracy;
+  for (const auto& h : result.history) {
+    result.train_time_s += h.epoch_time_s;
+    result.images_per_s += h.images_per_s;
+  }
+  if (!result.history.empty()) result.images_per_s /= static_cast<double>(result.history.size());
+}
+
 }  // namespace
 
 TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& progress) {
@@ -154,36 +301,13 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
   SetThreads(o.threads);
   const double lr = o.learning_rate > 0 ? o.learning_rate : DefaultLearningRate(o.optimizer);
   const double wd = o.weight_decay >= 0 ? o.weight_decay : DefaultWeightDecay(o.optimizer);
-  const int64_t resolution = in_shape.h;
-  const int64_t channels = in_shape.c;
-
-  // Data: the selected images, prepared once at the graph's resolution (shared by runs on the
-  // same TrainingData); random shifts are applied before resizing, so they need the bytes.
-  const bool mirrored = o.augment && o.crop_pad == 0;
-  const RunImages images = data.cache().Get(data, resolution, o.validation_images, o.limit_train,
-                                            o.limit_eval, mirrored);
-  Tensor raw_train;
-  if (o.crop_pad > 0) {
-    raw_train =
-        GatherImages(data.train(), SelectImages(data.train().count, data.test().count,
-                                                o.validation_images, o.limit_train, o.limit_eval)
-                                       .train);
-  }
-  const int64_t n_train = images.train.labels.size(0);
-  const int64_t steps_per_epoch = n_train / o.batch;  // the last partial batch is dropped
-  if (steps_per_epoch < 1) {
-    throw InputError("batch " + std::to_string(o.batch) + " exceeds the " +
-                     std::to_string(n_train) + " training images");
-  }
-  const LrSchedule schedule = LrSchedule::ForEpochs(lr, o.warmup_epochs, steps_per_epoch, o.epochs);
+  const RunData run_data = PrepareData(data, o, in_shape.h);
+  const LrSchedule schedule =
+      LrSchedule::ForEpochs(lr, o.warmup_epochs, run_data.steps_per_epoch, o.epochs);
 
   ::torch::manual_seed(o.seed);
   GraphModule module(graph);
-  const int64_t logits_size = graph.op(module->logits_id()).out.shape.per_image();
-  if (logits_size != kFashionMnistClasses) {
-    throw InputError("graph '" + graph.info().model + "' has " + std::to_string(logits_size) +
-                     " outputs; Fashion-MNIST needs 10 (build it with --num-classes 10)");
-  }
+  CheckLogits(graph, module);
   auto optimizer = MakeOptimizer(module, o.optimizer, lr, wd);
 
   TrainResult result;
@@ -196,98 +320,31 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
   }
   const int first_epoch = static_cast<int>(result.history.size()) + 1;
 
-  auto loss_options = F::CrossEntropyFuncOptions().label_smoothing(o.label_smoothing);
+  const RunContext context{
+      o,          run_data,   module,
+      *optimizer, schedule,   lr,
+      in_shape.h, in_shape.c, F::CrossEntropyFuncOptions().label_smoothing(o.label_smoothing),
+      progress};
   module->train();
   const int last_epoch = o.stop_after_epoch > 0 ? std::min(o.epochs, o.stop_after_epoch) : o.epochs;
   ProcessCounters step_counters;
   for (int epoch = first_epoch; epoch <= last_epoch; ++epoch) {
-    // Per-epoch seeding makes a resumed run identical to an uninterrupted one.
-    const uint64_t epoch_seed = o.seed * 1000003ULL + static_cast<uint64_t>(epoch);
-    ::torch::manual_seed(epoch_seed);
-    std::vector<int64_t> perm = Iota(n_train);
-    std::shuffle(perm.begin(), perm.end(), std::mt19937_64(epoch_seed));
-    const Tensor perm_t = ::torch::from_blob(perm.data(), {n_train}, ::torch::kLong);
-    const auto start = Clock::now();
-    auto last_report = start;
-    double loss_sum = 0.0;
-    int64_t correct = 0, seen = 0;
-    double current_lr = lr;
-    const ProcessCounters epoch_start = ReadProcessCounters();
-    for (int64_t s = 0; s < steps_per_epoch; ++s) {
-      current_lr = schedule.At((epoch - 1) * steps_per_epoch + s);
-      SetLr(*optimizer, current_lr);
-      const Tensor idx = perm_t.slice(0, s * o.batch, (s + 1) * o.batch);
-      const Tensor x =
-          PrepareBatch(images.train, raw_train, idx, resolution, channels, o.augment, o.crop_pad);
-      const Tensor y = images.train.labels.index_select(0, idx);
-      optimizer->zero_grad();
-      const Tensor logits = module->Logits(x);
-      const Tensor loss = F::cross_entropy(logits, y, loss_options);
-      loss.backward();
-      optimizer->step();
-      const double loss_value = loss.item<double>();
-      if (!std::isfinite(loss_value)) {
-        throw InputError("training diverged at epoch " + std::to_string(epoch) + " step " +
-                         std::to_string(s + 1) + " (loss " + std::to_string(loss_value) +
-                         "); lower --lr (now " + std::to_string(lr) + ")");
-      }
-      loss_sum += loss_value * static_cast<double>(o.batch);
-      correct += logits.argmax(1).eq(y).sum().item<int64_t>();
-      seen += o.batch;
-      const auto now = Clock::now();
-      if (progress && now - last_report > std::chrono::seconds(1)) {
-        last_report = now;
-        const double t = std::chrono::duration<double>(now - start).count();
-        progress(StepLine(epoch, o.epochs, static_cast<double>(s + 1) / steps_per_epoch,
-                          loss_sum / seen, static_cast<double>(correct) / seen, seen / t),
-                 false);
-      }
-    }
-    const double train_time = std::chrono::duration<double>(Clock::now() - start).count();
-    const ProcessCounters epoch_used = ReadProcessCounters() - epoch_start;
-    step_counters.minor_faults += epoch_used.minor_faults;
-    step_counters.user_s += epoch_used.user_s;
-    step_counters.system_s += epoch_used.system_s;
-    result.steps_run += steps_per_epoch;
-    const EvalResult v = Evaluate(module, images.val, channels);
-    EpochMetrics m;
-    m.epoch = epoch;
-    m.learning_rate = current_lr;
-    m.train_loss = loss_sum / static_cast<double>(seen);
-    m.train_accuracy = static_cast<double>(correct) / static_cast<double>(seen);
-    m.val_loss = v.loss;
-    m.val_accuracy = v.accuracy;
-    m.images_per_s = static_cast<double>(seen) / train_time;
-    m.epoch_time_s = std::chrono::duration<double>(Clock::now() - start).count();
-    result.history.push_back(m);
+    result.history.push_back(TrainEpoch(context, epoch, step_counters));
+    result.steps_run += run_data.steps_per_epoch;
     double mean_epoch = 0.0;
     for (const auto& h : result.history) mean_epoch += h.epoch_time_s;
     mean_epoch /= static_cast<double>(result.history.size());
     result.history.back().eta_s = mean_epoch * (o.epochs - epoch);
-
     if (run) run->SaveEpoch(module, *optimizer, result.history);
     if (progress) progress(EpochLine(result.history.back(), o.epochs), true);
   }
-
-  if (result.steps_run > 0) {
-    result.minor_faults_per_step =
-        static_cast<double>(step_counters.minor_faults) / static_cast<double>(result.steps_run);
-    const double cpu_s = step_counters.user_s + step_counters.system_s;
-    result.kernel_cpu_share = cpu_s > 0 ? step_counters.system_s / cpu_s : 0.0;
-  }
-  result.epochs = static_cast<int>(result.history.size());
-  result.val_accuracy = result.history.empty() ? 0.0 : result.history.back().val_accuracy;
-  for (const auto& h : result.history) {
-    result.train_time_s += h.epoch_time_s;
-    result.images_per_s += h.images_per_s;
-  }
-  if (!result.history.empty()) result.images_per_s /= static_cast<double>(result.history.size());
+  Summarize(step_counters, result);
   if (result.epochs < o.epochs) return result;  // stopped early: resume continues the run
-  const EvalResult t = Evaluate(module, images.test, channels);
+  const EvalResult t = Evaluate(module, run_data.images.test, in_shape.c);
   result.finished = true;
   result.test_loss = t.loss;
   result.test_accuracy = t.accuracy;
-  if (run) run->WriteResult(result, o.threads, images.test.labels.size(0));
+  if (run) run->WriteResult(result, o.threads, run_data.images.test.labels.size(0));
   return result;
 }
 

@@ -454,7 +454,7 @@ void RequireError(const std::string& yaml, const std::string& fragment) {
 
 TEST_CASE("bad space files are refused naming file, line and key") {
   REQUIRE_NOTHROW(Space::Parse(kMinimal, "t.yaml"));
-  RequireError(Replace(kMinimal, "name: t", "name: t\nbogus: 1"), "t.yaml:4: bogus: unknown key");
+  RequireError(Replace(kMinimal, "name: t", "name: t\nbogus: 1"), "t.yaml:4: unknown key 'bogus'");
   RequireError(Replace(kMinimal, "kernel: [3, 5]", "kernel: []"), "empty choice list");
   RequireError(Replace(kMinimal, "kernel: [3, 5]", "kernel: [3, 3]"), "listed twice");
   RequireError(Replace(kMinimal, "kernel: [3, 5]", "kernel: [3, 4]"), "not odd");
