@@ -6,14 +6,15 @@
 # BUILD_DIR must be configured with CXX=clang++ -Dfuzz=enabled (and, as CI does,
 # -Db_sanitize=address,undefined). Each target starts from its regression corpus
 # (tests/fuzz/corpus/TARGET) and the shipped files it parses, in a scratch copy, and runs for
-# SECONDS (default 60); JOBS (2) targets run side by side. A finding (crash, abort, leak, hang
+# SECONDS (default 300: a campaign by hand; CI's sanitize leg runs 10 s per target, FUZZ_SECONDS
+# in scripts/test.sh); JOBS (2) targets run side by side. A finding (crash, abort, leak, hang
 # past 10 s, over 4 GiB) is saved to out/fuzz/findings/TARGET-*: fix it, then add the file to
 # tests/fuzz/corpus/TARGET so the 'fuzz' test suite replays it from then on. Prints one line per
 # target (executions, executions per second, corpus size) and exits non-zero on any finding.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build="${1:?usage: scripts/fuzz.sh BUILD_DIR [SECONDS] [TARGET...]}"
-seconds="${2:-60}"
+seconds="${2:-300}"
 shift $(($# >= 2 ? 2 : $#))
 jobs="${JOBS:-2}"
 root=$PWD

@@ -6,7 +6,7 @@ set -euo pipefail
 source "$(dirname "$0")/args.sh"
 script_args "scripts/install-deps.sh (no arguments)" 0 "$@"
 packages=(
-  meson ninja-build pkg-config g++ python3 clang clang-tidy clang-format libclang-rt-14-dev
+  meson ninja-build pkg-config g++ ccache python3 clang clang-tidy clang-format libclang-rt-14-dev
   libboost-graph-dev libboost-program-options-dev libeigen3-dev libyaml-cpp-dev
   nlohmann-json3-dev zlib1g-dev catch2 libbenchmark-dev
   libtorch-dev libopenblas0-pthread dataset-fashion-mnist libxgboost-dev

@@ -3,25 +3,42 @@
 # "N passed, M failed" summed over all of them. Exit code 0 only if all pass.
 #
 #   torch     g++, -Dtorch=enabled, -Werror: build, every meson test suite (includes the
-#             installed-binary check and the lint suite)
-#   notorch   clang++, -Dtorch=disabled, -Werror: build, every meson test suite but lint (the
-#             sources are the same)
-#   tidy      clang-tidy (.clang-tidy) over the core sources (scripts/clang-tidy.sh)
-#   sanitize  clang++ with ASan+UBSan (-fno-sanitize-recover=all) and libFuzzer, -Dtorch=disabled
-#             -Dmpi=disabled (OpenMPI's own allocations at exit would read as leaks):
-#             every meson test suite but lint and slow (unit, relational, golden, smoke, and the
-#             fuzz targets over their regression corpora), then scripts/fuzz.sh fuzzes each
-#             target for FUZZ_SECONDS (60) as one more step
+#             installed-binary check, the lint suite, the MPI tests and the slow trainings)
+#   tidy      clang-tidy (.clang-tidy) over the core sources (scripts/clang-tidy.sh), from the
+#             compile_commands.json of a configure-only directory (clang++, -Dtorch=disabled
+#             -Dmpi=enabled -Dwerror=true; nothing is built there). The flags carry -Werror, so
+#             a clang warning in a core unit fails it too. A unit whose preprocessed text, flags
+#             and .clang-tidy are those of an earlier clean pass is not tidied again
+#             (TIDY_ALL=1 forces the full pass)
+#   sanitize  the no-torch build: clang++ with ASan+UBSan (-fno-sanitize-recover=all) and
+#             libFuzzer, -Dtorch=disabled -Dmpi=disabled (OpenMPI's own allocations at exit would
+#             read as leaks), -Werror: every meson test suite but lint (unit, relational, golden,
+#             smoke, slow, and the fuzz targets over their regression corpora), then
+#             scripts/fuzz.sh fuzzes each target for FUZZ_SECONDS (10) from its corpus as one
+#             more step: a short campaign per change; scripts/fuzz.sh by hand runs longer ones
 #
-# Each leg builds in its own directory (build-test-torch, build-test-notorch; BUILD_PREFIX
-# overrides build-test). A directory configured with other options or another compiler is wiped
-# and set up again; otherwise it is reconfigured. LEGS="torch tidy" runs a subset; JOBS (2)
-# bounds build and test parallelism. Extra arguments go to every `meson test`.
+# There is no separate no-torch release leg: one (clang++, -Dtorch=disabled, every suite but
+# lint) repeated the sanitize leg without the sanitizers, at the price of a third full build.
+# What only it covered stays covered: clang -Werror over the MPI executor (tidy leg), the MPI
+# tests (torch leg, which builds with MPI), the slow suite without LibTorch (sanitize leg; every
+# slow test needs LibTorch today).
+#
+# Compilers run through ccache (scripts/install-deps.sh installs it; CCACHE_MAXSIZE 5G,
+# compressed, CCACHE_BASEDIR the checkout; CCACHE_DIR where ccache keeps it by default), so a
+# rebuild after a small change or in a fresh directory compiles only what changed; each leg
+# prints the cache's hits and misses over its build and its build and test times. A compiler
+# given with a wrapper (CXX_TORCH="distcc g++") is used as given.
+#
+# Each leg builds in its own directory (build-test-torch, build-test-tidy, build-test-sanitize;
+# BUILD_PREFIX overrides build-test). A directory configured with other options or another
+# compiler is wiped and set up again; otherwise it is reconfigured. LEGS="torch tidy" runs a
+# subset; JOBS (2) bounds build and test parallelism; CXX_TORCH (g++) and CXX_NOTORCH (clang++)
+# name the compilers. Extra arguments go to every `meson test`.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 jobs="${JOBS:-2}"
 prefix="${BUILD_PREFIX:-build-test}"
-legs="${LEGS:-torch notorch tidy sanitize}"
+legs="${LEGS:-torch tidy sanitize}"
 passed=0
 failed=0
 
@@ -33,6 +50,36 @@ step_result() {  # NAME STATUS: one CI step that counts as one test
     failed=$((failed + 1))
     echo "== $1: FAILED"
   fi
+}
+
+# The compiler cache: settings, the wrapper, and its counters.
+ccache=""
+if command -v ccache >/dev/null 2>&1; then
+  ccache=ccache
+  export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+  [ -n "${CCACHE_COMPRESS:-}${CCACHE_NOCOMPRESS:-}" ] || export CCACHE_COMPRESS=1
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+fi
+cached() {  # COMPILER: the compiler through ccache (as given when it names a wrapper already)
+  case "$1" in
+    *" "*) echo "$1" ;;
+    *) echo "${ccache:+ccache }$1" ;;
+  esac
+}
+ccache_counts() {  # "HITS MISSES" of the cache so far
+  [ -n "$ccache" ] || return 0
+  ccache --print-stats 2>/dev/null | awk '$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 }
+    $1 == "cache_miss" { m += $2 } END { print h + 0, m + 0 }'
+}
+ccache_report() {  # NAME BEFORE: the cache's hits and misses since the counts BEFORE
+  [ -n "$ccache" ] || return 0
+  local h0 m0 h1 m1
+  read -r h0 m0 <<<"$2"
+  read -r h1 m1 <<<"$(ccache_counts)"
+  local h=$((${h1:-0} - ${h0:-0})) m=$((${m1:-0} - ${m0:-0}))
+  local rate=""
+  [ $((h + m)) -gt 0 ] && rate=" ($((100 * h / (h + m)))% hits)"
+  echo "== leg $1: ccache ${h} hits, ${m} misses${rate}"
 }
 
 # setup DIR CXX ARGS...: a build directory configured exactly with CXX and ARGS.
@@ -61,10 +108,16 @@ leg() {
   done
   [ "$#" -gt 0 ] && shift
   echo "== leg $name: $compiler ${setup_args[*]} in $dir"
+  local t0=$SECONDS counts
+  counts=$(ccache_counts)
   if ! setup "$dir" "$compiler" "${setup_args[@]}" || ! ninja -C "$dir" -j "$jobs"; then
+    ccache_report "$name" "$counts"
     step_result "leg $name: build" 1
     return
   fi
+  ccache_report "$name" "$counts"
+  local t1=$SECONDS
+  echo "== leg $name: built in $((t1 - t0)) s"
   local log
   log=$(mktemp)
   meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "$@" 2>&1 | tee "$log"
@@ -78,7 +131,7 @@ leg() {
   rm -f "$log"
   local bad=$((${fail:-0} + ${timeout:-0} + ${unexpected:-0}))
   if [ -z "$ok" ] || { [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; }; then bad=$((bad + 1)); fi
-  echo "== leg $name: ${ok:-0} passed, $bad failed"
+  echo "== leg $name: ${ok:-0} passed, $bad failed; tests in $((SECONDS - t1)) s"
   passed=$((passed + ${ok:-0}))
   failed=$((failed + bad))
 }
@@ -87,22 +140,21 @@ if ! scripts/install-deps.sh; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+[ -n "$ccache" ] || echo "== ccache not found: every leg compiles from scratch"
 start=$SECONDS
 for l in $legs; do
+  leg_start=$SECONDS
   case "$l" in
     torch)
-      leg torch "$prefix-torch" "${CXX_TORCH:-g++}" --buildtype=release -Dwerror=true \
-        -Dtorch=enabled -- "$@"
-      ;;
-    notorch)
-      leg notorch "$prefix-notorch" "${CXX_NOTORCH:-clang++}" --buildtype=release \
-        -Dwerror=true -Dtorch=disabled -- --no-suite lint "$@"
+      leg torch "$prefix-torch" "$(cached "${CXX_TORCH:-g++}")" --buildtype=release \
+        -Dwerror=true -Dtorch=enabled -- "$@"
       ;;
     tidy)
-      # Uses the clang leg's compile_commands.json (configured here if that leg did not run).
-      if setup "$prefix-notorch" "${CXX_NOTORCH:-clang++}" --buildtype=release -Dwerror=true \
-        -Dtorch=disabled; then
-        scripts/clang-tidy.sh "$prefix-notorch"
+      # Configure only: clang-tidy needs the compile commands, not the objects.
+      echo "== leg tidy: clang-tidy over the core, flags of $prefix-tidy"
+      if setup "$prefix-tidy" "${CXX_NOTORCH:-clang++}" --buildtype=release -Dwerror=true \
+        -Dtorch=disabled -Dmpi=enabled; then
+        scripts/clang-tidy.sh "$prefix-tidy"
         step_result "clang-tidy" $?
       else
         step_result "clang-tidy: setup" 1
@@ -112,23 +164,27 @@ for l in $legs; do
       # A finding stops the process at once; leak checking stays on.
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
       export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1"
-      leg sanitize "$prefix-sanitize" "${CXX_NOTORCH:-clang++}" --buildtype=debugoptimized \
-        -Dwerror=true -Dtorch=disabled -Dmpi=disabled -Dfuzz=enabled -Db_sanitize=address,undefined \
-        -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all \
-        -Dcpp_link_args=-fno-sanitize-recover=all -- --no-suite lint --no-suite slow "$@"
+      leg sanitize "$prefix-sanitize" "$(cached "${CXX_NOTORCH:-clang++}")" \
+        --buildtype=debugoptimized -Dwerror=true -Dtorch=disabled -Dmpi=disabled -Dfuzz=enabled \
+        -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all \
+        -Dcpp_link_args=-fno-sanitize-recover=all -- --no-suite lint "$@"
+      fuzz_seconds="${FUZZ_SECONDS:-10}"
       if [ -x "$prefix-sanitize/tests/fuzz/fuzz_graph_json" ]; then
-        scripts/fuzz.sh "$prefix-sanitize" "${FUZZ_SECONDS:-60}"
-        step_result "fuzz (${FUZZ_SECONDS:-60} s per target)" $?
+        fuzz_start=$SECONDS
+        scripts/fuzz.sh "$prefix-sanitize" "$fuzz_seconds"
+        step_result "fuzz ($fuzz_seconds s per target, $((SECONDS - fuzz_start)) s in all)" $?
       else
         step_result "fuzz: no targets built" 1
       fi
       ;;
     *)
-      echo "unknown leg $l (torch, notorch, tidy, sanitize)"
+      echo "unknown leg $l (torch, tidy, sanitize)"
       failed=$((failed + 1))
       ;;
   esac
+  echo "== leg $l: $((SECONDS - leg_start)) s"
 done
+[ -n "$ccache" ] && echo "== ccache: $(ccache -s 2>/dev/null | grep -i -m 1 'cache size')"
 echo "== all legs: $((SECONDS - start)) s"
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
