@@ -9,6 +9,9 @@
 
 #include "cli/cli.h"
 #include "common/text.h"
+#ifdef DCNAS_WITH_TORCH
+#include "models/torch/module.h"
+#endif
 
 namespace {
 
@@ -82,6 +85,15 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "--version") {
     std::cout << "dcnas " << DCNAS_VERSION << "\n";
+#ifdef DCNAS_WITH_TORCH
+    try {
+      const std::string module = dcnas::models::libtorch::LoadedModulePath();
+      std::cout << "LibTorch module: " << module << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "dcnas: " << e.what() << "\n";
+      return 1;
+    }
+#endif
     return 0;
   }
   try {

@@ -1,6 +1,7 @@
 #include "models/torch/dataset.h"
 
 #include "models/torch/input_cache.h"
+#include "models/torch/module.h"
 
 namespace dcnas::models::libtorch {
 namespace {
@@ -15,18 +16,13 @@ int64_t PreparedBytes(const PreparedImages& p) {
 
 }  // namespace
 
-TrainingData TrainingData::Load(const std::string& dir) {
-  return TrainingData(ReadFashionMnist(dir, "train"), ReadFashionMnist(dir, "t10k"));
+std::shared_ptr<TrainingData::Cache> NewTrainingCache() {
+  return std::make_shared<TrainingData::Cache>();
 }
 
-TrainingData::TrainingData(ImageSet train, ImageSet test)
-    : train_(std::make_shared<const ImageSet>(std::move(train))),
-      test_(std::make_shared<const ImageSet>(std::move(test))),
-      cache_(std::make_shared<Cache>()) {}
+int64_t TrainingCacheBytes(const TrainingData::Cache& cache) { return cache.Bytes(); }
 
-int64_t TrainingData::CachedBytes() const { return cache_->Bytes(); }
-
-void TrainingData::ClearCache() const { cache_->Clear(); }
+void ClearTrainingCache(TrainingData::Cache& cache) { cache.Clear(); }
 
 RunImages TrainingData::Cache::Get(const TrainingData& data, int64_t resolution,
                                    int validation_images, int64_t limit_train, int64_t limit_eval,

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <fstream>
 #include <string>
 
 #include "common/errors.h"
@@ -19,22 +18,6 @@ double Spread(const std::vector<double>& samples) {
   if (samples.empty()) throw InternalError("spread of an empty sample");
   const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
   return *hi - *lo;
-}
-
-std::string CpuModelName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line.substr(colon + 1);
-    const size_t first = name.find_first_not_of(" \t");
-    const size_t last = name.find_last_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    return name.substr(first, last - first + 1);
-  }
-  return "unknown-cpu";
 }
 
 int SetThreads(int threads) {

@@ -41,4 +41,13 @@ mv "$data" "$data.moved"
 check "installed sim without the installed chip file" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3
 contains "tpu-v3 unknown to the installed binary" "$tmp/err" "unknown accelerator 'tpu-v3'"
 mv "$data.moved" "$data"
+# A LibTorch build installs its module beside the binary's libraries and loads it from there.
+if [ -n "$(find "$build_dir" -name libdcnas_torch.so -print -quit)" ]; then
+  module=$(find "$tmp/dest" -path '*/dcnas/libdcnas_torch.so' -type f | head -1)
+  if [ -n "$module" ]; then echo "ok   installed the LibTorch module"; else
+    echo "FAIL libdcnas_torch.so not installed"; fails=$((fails + 1)); fi
+  unset DCNAS_TORCH_MODULE
+  check "installed --version loads the installed module" 0 "$dcnas" --version
+  contains "the installed module, not the build tree's" "$tmp/out" "LibTorch module: $tmp/dest/"
+fi
 smoke_finish

@@ -19,7 +19,7 @@ inline bool HaveDataset() {
 // images.
 inline Graph TinyNetwork(int resolution = 16, int in_channels = 1) {
   BlockNetworkSpec spec;
-  spec.blocks = {"r1_k3_s22_e1_i16_o8_se0.25", "r1_k3_s22_e2_i8_o16"};
+  spec.blocks = models::ParseBlockStrings({"r1_k3_s22_e1_i16_o8_se0.25", "r1_k3_s22_e2_i8_o16"});
   spec.stem_filters = 16;
   spec.head_filters = 32;
   BuildOptions o;
