@@ -506,7 +506,7 @@ std::vector<std::string> ConfigReader::Keys() const { return MapKeys(node_); }
 void ConfigReader::Finish() const {
   std::vector<std::string> known(read_.begin(), read_.end());
   for (const auto& kv : node_) {
-    const std::string key = kv.first.as<std::string>();
+    const auto key = kv.first.as<std::string>();
     if (read_.count(key) == 0) {
       throw InputError(Where(file_, kv.first) + ": unknown key '" + KeyPath(key) + "'" +
                        DidYouMean(key, known));

@@ -9,11 +9,8 @@
 #include <vector>
 
 #include "common/override.h"
+#include "common/yaml_fwd.h"
 #include "sim/cost/params.h"
-
-namespace YAML {
-class Node;
-}  // namespace YAML
 
 namespace dcnas::sim {
 

@@ -9,12 +9,9 @@
 #include <vector>
 
 #include "common/override.h"
+#include "common/yaml_fwd.h"
 #include "models/tensor.h"
 #include "sim/cost/types.h"
-
-namespace YAML {
-class Node;
-}  // namespace YAML
 
 namespace dcnas::sim {
 
