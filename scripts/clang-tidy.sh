@@ -12,7 +12,8 @@
 # Only what changed is tidied again: a unit is skipped when an earlier pass found it clean with
 # the same key, the sha256 of its preprocessed text (so a change to any header it includes
 # counts), the raw text of the checkout's files among them (comments, NOLINT), its compile flags,
-# the .clang-tidy files above it and clang-tidy's version. Clean keys are kept as empty files in
+# the .clang-tidy files above it and clang-tidy's version, every path relative to the checkout
+# (a fresh clone elsewhere reuses the keys). Clean keys are kept as empty files in
 # ${DCNAS_TIDY_CACHE:-${XDG_CACHE_HOME:-~/.cache}/dcnas-tidy} (unused for 30 days: removed);
 # units with findings are never stored, so they are checked on every run. --all (or TIDY_ALL=1)
 # tidies every unit, and records the clean ones.
@@ -85,16 +86,20 @@ def key(rel):
     if pre.returncode != 0:
         return '-'
     h = hashlib.sha256()
-    for part in ['dcnas-tidy 1', version, tidy_args, entry['directory'], '\0'.join(args)]:
+    # Paths enter the key relative to the checkout, so a clone in another folder (CI's fresh
+    # clone) finds the keys an earlier clone recorded.
+    here = os.path.relpath(entry['directory'], root)
+    flags_text = '\0'.join(a.replace(root, '<checkout>') for a in args)
+    for part in ['dcnas-tidy 2', version, tidy_args, here, flags_text]:
         h.update(part.encode() + b'\0')
     for f in configs(rel):
-        h.update(f.encode() + b'\0' + open(f, 'rb').read() + b'\0')
+        h.update(os.path.relpath(f, root).encode() + b'\0' + open(f, 'rb').read() + b'\0')
     h.update(pre.stdout)
     # The checkout's own files as written: comments (NOLINT) are not in the preprocessed text.
     for f in sorted(set(re.findall(rb'^# \d+ "([^"<]+)"', pre.stdout, re.M))):
         p = os.path.normpath(os.path.join(entry['directory'], f.decode(errors='replace')))
         if p.startswith(root + os.sep) and os.path.isfile(p):
-            h.update(p.encode() + b'\0' + open(p, 'rb').read() + b'\0')
+            h.update(os.path.relpath(p, root).encode() + b'\0' + open(p, 'rb').read() + b'\0')
     return h.hexdigest()
 
 

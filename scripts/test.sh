@@ -24,7 +24,8 @@
 # slow test needs LibTorch today).
 #
 # Compilers run through ccache (scripts/install-deps.sh installs it; CCACHE_MAXSIZE 5G,
-# compressed, CCACHE_BASEDIR the checkout; CCACHE_DIR where ccache keeps it by default), so a
+# compressed, CCACHE_BASEDIR the checkout, CCACHE_NOHASHDIR so that a clone elsewhere hits too;
+# CCACHE_DIR where ccache keeps it by default), so a
 # rebuild after a small change or in a fresh directory compiles only what changed; each leg
 # prints the cache's hits and misses over its build and its build and test times. A compiler
 # given with a wrapper (CXX_TORCH="distcc g++") is used as given.
@@ -59,6 +60,9 @@ if command -v ccache >/dev/null 2>&1; then
   export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
   [ -n "${CCACHE_COMPRESS:-}${CCACHE_NOCOMPRESS:-}" ] || export CCACHE_COMPRESS=1
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+  # Debug builds (the sanitize leg's -g) would otherwise hash the working directory, so a clone
+  # in another folder (CI's fresh clone) would miss on every unit.
+  export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 fi
 cached() {  # COMPILER: the compiler through ccache (as given when it names a wrapper already)
   case "$1" in
