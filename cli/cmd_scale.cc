@@ -99,6 +99,9 @@ int RunScale(const Args& args) {
                      ": a layer graph cannot be compound-scaled (its block structure is gone); "
                      "give the base as a zoo name, --blocks or --run");
   }
+  if (vm.count("grid") > 0 && a.r.grid.empty()) {
+    throw UsageError("--grid '': empty (leave --grid out for the default grid)");
+  }
   a.r.train = !a.no_train;
   const lacs::ScalePlan plan = lacs::PlanScale(a.r);
   sim::SimSetup setup = a.sel.LoadSetup(a.batch);

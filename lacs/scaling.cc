@@ -1,6 +1,7 @@
 #include "lacs/scaling.h"
 
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "common/errors.h"
@@ -142,12 +143,18 @@ double ActivationsPerImage(const models::Graph& graph) {
 Grid ParseGrid(const std::string& text, const Grid& defaults) {
   Grid g = defaults;
   if (text.empty()) return g;
+  std::set<char> seen;
   for (const std::string& part : Split(text, ',')) {
     const size_t eq = part.find('=');
     const std::string where = "--grid '" + part + "'";
     if (eq == std::string::npos) throw InputError(where + ": expected AXIS=VALUES (d=1:2:0.1)");
     const std::string axis = part.substr(0, eq);
     std::vector<double> values = ParseAxis(part.substr(eq + 1), where);
+    const bool known = axis == "d" || axis == "depth" || axis == "w" || axis == "width" ||
+                       axis == "r" || axis == "resolution";
+    if (known && !seen.insert(axis[0]).second) {
+      throw InputError(where + ": axis '" + axis + "' given twice");
+    }
     if (axis == "d" || axis == "depth") {
       g.depth = std::move(values);
     } else if (axis == "w" || axis == "width") {

@@ -86,6 +86,7 @@ BlockArgs ParseBlockString(const std::string& text) {
   for (const std::string& token : Split(text, '_')) {
     if (token.empty()) Bad(text, "empty token (doubled or trailing '_')");
     if (token == "noskip") {
+      if (noskip) Bad(text, "flag 'noskip' given twice");
       noskip = true;
       continue;
     }

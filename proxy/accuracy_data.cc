@@ -101,22 +101,39 @@ ProxyRecipe ProxyRecipe::WithKey(const std::string& key) const {
       }
       throw InputError("recipe '" + key + "': '" + part + "' is not a number after its prefix");
     };
+    // A whole number in [lo, hi] after the prefix: e0, e2.5 and n-1 are refused, naming the part.
+    auto whole = [&](size_t prefix, int64_t lo, int64_t hi, const char* what) {
+      const double v = number(prefix);
+      if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
+        throw InputError("recipe '" + key + "': '" + part + "': " + what +
+                         " must be a whole number in [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "]");
+      }
+      return v;
+    };
     if (part == "sgd" || part == "rmsprop" || part == "adamw") {
       r.optimizer = part;
     } else if (part.rfind("rd", 0) == 0) {
-      r.removed_downsamples = static_cast<int>(number(2));
+      r.removed_downsamples = static_cast<int>(whole(2, 0, 10, "removed downsamples"));
     } else if (part.rfind("lr", 0) == 0) {
       r.learning_rate = number(2);
+      if (r.learning_rate < 0.0) {
+        throw InputError("recipe '" + key + "': '" + part +
+                         "': the learning rate must not be negative");
+      }
     } else if (!part.empty() && part[0] == 'r') {
-      r.resolution = static_cast<int>(number(1));
+      r.resolution = static_cast<int>(whole(1, 1, 4096, "the resolution"));
     } else if (!part.empty() && part[0] == 'w') {
       r.width = number(1);
+      if (!(r.width > 0.0 && r.width <= 100.0)) {
+        throw InputError("recipe '" + key + "': '" + part + "': the width must be in (0, 100]");
+      }
     } else if (!part.empty() && part[0] == 'e') {
-      r.epochs = static_cast<int>(number(1));
+      r.epochs = static_cast<int>(whole(1, 1, 100000, "the epochs"));
     } else if (!part.empty() && part[0] == 'n') {
-      r.train_images = static_cast<int64_t>(number(1));
+      r.train_images = static_cast<int64_t>(whole(1, 1, 1000000000, "the training images"));
     } else if (!part.empty() && part[0] == 'b') {
-      r.batch = static_cast<int>(number(1));
+      r.batch = static_cast<int>(whole(1, 1, 1000000, "the batch"));
     } else {
       throw InputError("recipe '" + key + "': unknown part '" + part +
                        "' (r<px>, w<width>, rd<n>, e<epochs>, n<images>, b<batch>, "

@@ -36,6 +36,10 @@ contains "budget failure names the grid and the nearest point" "$tmp/err" \
 check "flops budget failure" 2 "$dcnas" scale "$x" --mode flops --grid "d=3,w=2,r=2" \
   --references none --out "$tmp/f"
 contains "flops budget failure named" "$tmp/err" "no point meets the flops budget"
+check "empty grid" 2 "$dcnas" scale "$x" --grid '' --out "$tmp/f"
+contains "empty grid named" "$tmp/err" "--grid '': empty"
+check "grid axis twice" 2 "$dcnas" scale "$x" --grid "d=1:2:0.5,d=1.5" --out "$tmp/f"
+contains "axis given twice named" "$tmp/err" "axis 'd' given twice"
 check "unknown mode" 2 "$dcnas" scale "$x" --mode fast --out "$tmp/f"
 contains "unknown mode lists the valid ones" "$tmp/err" "lacs, flops, both"
 check "tolerance 0" 2 "$dcnas" scale "$x" --tolerance 0 --out "$tmp/f"

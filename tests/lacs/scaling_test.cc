@@ -122,6 +122,9 @@ TEST_CASE("grids parse ranges and lists and refuse bad axes naming the part") {
   CHECK_THROWS_WITH(ParseGrid("d=1:2:0", {}), Catch::Contains("step"));
   CHECK_THROWS_WITH(ParseGrid("d=1:1000:0.001", {}), Catch::Contains("at most 200"));
   CHECK_THROWS_WITH(ParseGrid("d=nan", {}), Catch::Contains("above 0"));
+  // An axis given twice (under either of its names) is refused, not overwritten.
+  CHECK_THROWS_WITH(ParseGrid("d=1:2:0.5,w=1,d=1.5", {}), Catch::Contains("axis 'd' given twice"));
+  CHECK_THROWS_WITH(ParseGrid("w=1,width=1.2", {}), Catch::Contains("axis 'width' given twice"));
   CHECK_THROWS_WITH(ParseGrid("d", {}), Catch::Contains("AXIS=VALUES"));
 }
 

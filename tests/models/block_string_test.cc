@@ -64,6 +64,10 @@ TEST_CASE("malformed block strings are rejected with the reason", "[block_string
   CHECK(message("r1_k99_s11_e1_i32_o16").find("kernel 'k' must be in 1..31") != std::string::npos);
   CHECK(message("r1_k3_s11_e1_i32_o999999").find("filters") != std::string::npos);
   CHECK(ParseBlockString("r1_k3_s11_e1_i32_o16_se0").se_ratio == std::nullopt);
+  // A key or a flag given twice is refused, not read once.
+  CHECK(message("r1_k3_s11_e1_i32_o16_k5").find("key 'k' given twice") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_noskip_noskip").find("flag 'noskip' given twice") !=
+        std::string::npos);
 }
 
 TEST_CASE("round_filters and round_repeats follow the reference rounding", "[block_string]") {

@@ -153,6 +153,17 @@ TEST_CASE("recipe keys: Key() reads back, parts override, unknown parts are name
   CHECK(p.train_images == ProxyRecipe{}.train_images);
   CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("r16_q3"), Catch::Contains("unknown part 'q3'"));
   CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("rx"), Catch::Contains("'rx' is not a number"));
+  // Values a training run cannot take are refused with the part named.
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("r16_n5000_e0"),
+                    Catch::Contains("'e0': the epochs must be a whole number in [1, 100000]"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("e2.5"), Catch::Contains("'e2.5'"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("n0"), Catch::Contains("training images"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("b0"), Catch::Contains("the batch"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("r0"), Catch::Contains("the resolution"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("rd-1"), Catch::Contains("removed downsamples"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("w0"), Catch::Contains("the width must be in (0, 100]"));
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("lr-0.1"), Catch::Contains("must not be negative"));
+  CHECK(ProxyRecipe{}.WithKey("rd0_e1_n1_b1_r8").epochs == 1);
 }
 
 TEST_CASE("a space's recipe: the recipe defaults over the space's proxy settings") {
