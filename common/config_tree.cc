@@ -313,23 +313,17 @@ void ConfigValue::Fail(const std::string& message) const {
 
 namespace {
 
-// The number the whole of `text` reads as with `parse` (std::stod, std::stoll), if it reads as one.
-template <class T>
-std::optional<T> Whole(const std::string& text, T (*parse)(const std::string&, size_t*, int)) {
+// The number the whole of `text` reads as with `parse` (std::stod or std::stoll, given the
+// text and where to store the characters used), if it reads as one.
+template <class T, class Parse>
+std::optional<T> Whole(const std::string& text, Parse parse) {
   try {
     size_t used = 0;
-    const T v = parse(text, &used, 10);
+    const T v = parse(text, &used);
     if (used == text.size()) return v;
   } catch (const std::exception&) {
   }
   return std::nullopt;
-}
-
-double ToDouble(const std::string& text, size_t* used, int /*base*/) {
-  return std::stod(text, used);
-}
-int64_t ToInt64(const std::string& text, size_t* used, int base) {
-  return std::stoll(text, used, base);
 }
 
 }  // namespace
@@ -337,7 +331,8 @@ int64_t ToInt64(const std::string& text, size_t* used, int base) {
 double ConfigValue::Number(double min, double max) const {
   if (!node_.IsScalar()) Fail("expected a number");
   const std::string text = node_.Scalar();
-  const std::optional<double> v = Whole<double>(text, ToDouble);
+  const std::optional<double> v =
+      Whole<double>(text, [](const std::string& t, size_t* used) { return std::stod(t, used); });
   if (!v) Fail("expected a number, got '" + text + "'");
   if (!std::isfinite(*v) || *v < min || *v > max) {
     Fail("value " + text + " out of range [" + Bound(min) + ", " + Bound(max) + "]");
@@ -348,7 +343,8 @@ double ConfigValue::Number(double min, double max) const {
 int64_t ConfigValue::Integer(int64_t min, int64_t max) const {
   if (!node_.IsScalar()) Fail("expected an integer");
   const std::string text = node_.Scalar();
-  const std::optional<int64_t> v = Whole<int64_t>(text, ToInt64);
+  const std::optional<int64_t> v =
+      Whole<int64_t>(text, [](const std::string& t, size_t* used) { return std::stoll(t, used); });
   if (!v) Fail("expected an integer, got '" + text + "'");
   if (*v < min || *v > max) {
     Fail("value " + text + " out of range [" + std::to_string(min) + ", " + std::to_string(max) +

@@ -37,15 +37,16 @@ def markdown_files(root):
     return [f for f in files if os.path.isfile(f)]
 
 
-def code_free_lines(text):
-    """The file's lines with fenced blocks blanked and inline code removed, numbered from 1."""
+def code_free_lines(text, keep_inline_code=False):
+    """The file's lines outside fenced blocks, numbered from 1; inline code removed unless kept
+    (headings may hold code)."""
     in_fence = False
     for number, line in enumerate(text.split("\n"), 1):
         if FENCE_RE.match(line):
             in_fence = not in_fence
             continue
         if not in_fence:
-            yield number, INLINE_CODE_RE.sub("", line)
+            yield number, line if keep_inline_code else INLINE_CODE_RE.sub("", line)
 
 
 def slug(heading):
@@ -61,7 +62,7 @@ def anchors(path, cache={}):
         seen = {}
         found = set()
         with open(path, encoding="utf-8") as f:
-            for _, line in code_free_lines_keep_code(f.read()):
+            for _, line in code_free_lines(f.read(), keep_inline_code=True):
                 m = HEADING_RE.match(line)
                 if not m:
                     continue
@@ -71,17 +72,6 @@ def anchors(path, cache={}):
                 found.add(s if n == 0 else "%s-%d" % (s, n))
         cache[path] = found
     return cache[path]
-
-
-def code_free_lines_keep_code(text):
-    """Lines outside fenced blocks, inline code kept (headings may hold code)."""
-    in_fence = False
-    for number, line in enumerate(text.split("\n"), 1):
-        if FENCE_RE.match(line):
-            in_fence = not in_fence
-            continue
-        if not in_fence:
-            yield number, line
 
 
 def check_file(path, root):
