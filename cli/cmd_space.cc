@@ -76,7 +76,15 @@ int Show(const Args& args) {
             << space.vector_length() << " searchable choices over " << space.units().size()
             << " units; " << FormatFixed(std::log10(space.RawSize()), 2)
             << " = log10 of the encodings, " << FormatFixed(std::log10(space.CanonicalSize()), 2)
-            << " = log10 of the distinct networks\n\n";
+            << " = log10 of the distinct networks\n";
+  const Space::ValidCount valid = space.ValidSize();
+  std::cout << "valid: " << FormatFixed(100.0 * valid.valid_fraction, 1)
+            << "% of the encodings (sampling redraws the others), "
+            << (valid.exact ? FormatInt(static_cast<int64_t>(valid.networks)) +
+                                  " distinct valid networks (counted)"
+                            : FormatFixed(std::log10(std::max(valid.networks, 1.0)), 2) +
+                                  " = log10 of the distinct valid networks (estimated)")
+            << "\n\n";
   Table t({"choice", "values"});
   for (const auto& u : space.units()) {
     if (!u.fixed.Label().empty()) t.AddRow({u.name + " (fixed)", u.fixed.Label()});

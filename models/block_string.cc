@@ -57,6 +57,10 @@ void CheckLimits(const std::string& text, const BlockArgs& a) {
       a.output_filters > kMaxBlockFilters) {
     Bad(text, "filters 'i' and 'o' must be in 1.." + std::to_string(kMaxBlockFilters));
   }
+  if (a.hidden_filters < 0 || a.hidden_filters > kMaxBlockFilters) {
+    Bad(text, "hidden filters 'h' must be in 0.." + std::to_string(kMaxBlockFilters) +
+                  " (0: the default)");
+  }
 }
 
 // The limits ParseBlockString checks, for args that did not come from text.
@@ -68,7 +72,8 @@ void CheckArgs(const BlockArgs& a) {
                         a.output_filters >= 1 && a.output_filters <= kMaxBlockFilters &&
                         (!a.se_ratio || (*a.se_ratio > 0 && *a.se_ratio <= 1)) &&
                         a.space2depth >= 0 && a.space2depth <= 2 && a.conv_type >= 0 &&
-                        a.conv_type <= 1;
+                        a.conv_type <= 4 && a.hidden_filters >= 0 &&
+                        a.hidden_filters <= kMaxBlockFilters;
   if (in_range) return;
   // The message of the string that would carry them; a squeeze-excite ratio of 0 has none (the
   // string's se0 means no squeeze-excite).
@@ -98,8 +103,8 @@ BlockArgs ParseBlockString(const std::string& text) {
     if (options.count(key) > 0) Bad(text, "key '" + key + "' given twice");
     options[key] = token.substr(digit);
   }
-  static const std::vector<std::string> kKeys = {"r",  "k", "s", "e", "i", "o",
-                                                 "se", "f", "d", "a", "c", "noskip"};
+  static const std::vector<std::string> kKeys = {"r", "k", "s", "e", "i", "o", "se",
+                                                 "f", "d", "a", "c", "h", "p", "noskip"};
   for (const auto& [key, value] : options) {
     if (key == "cc") Bad(text, "CondConv blocks (cc) are not supported");
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
@@ -139,7 +144,13 @@ BlockArgs ParseBlockString(const std::string& text) {
   }
   if (options.count("c") > 0) {
     a.conv_type = ParseInt(text, "c", options["c"]);
-    if (a.conv_type > 1) Bad(text, "conv type 'c' must be 0 or 1");
+    if (a.conv_type > 4) Bad(text, "conv type 'c' must be 0 to 4");
+  }
+  if (options.count("h") > 0) a.hidden_filters = ParseInt(text, "h", options["h"]);
+  if (options.count("p") > 0) {
+    const int p = ParseInt(text, "p", options["p"]);
+    if (p > 1) Bad(text, "projection 'p" + options["p"] + "' must be p0 or p1");
+    a.projection = p == 1;
   }
   a.id_skip = !noskip;
   CheckLimits(text, a);
@@ -165,6 +176,8 @@ std::string EncodeBlockString(const BlockArgs& a) {
     }
   }
   if (a.conv_type != 0) s += "_c" + std::to_string(a.conv_type);
+  if (a.hidden_filters != 0) s += "_h" + std::to_string(a.hidden_filters);
+  if (a.projection) s += "_p1";
   if (!a.id_skip) s += "_noskip";
   return s;
 }
@@ -191,21 +204,50 @@ int RoundRepeats(int repeats, double depth) {
   return static_cast<int>(r);
 }
 
+int64_t HiddenFilters(const BlockArgs& a) {
+  if (a.hidden_filters > 0) return a.hidden_filters;
+  const int64_t base = a.conv_type >= 3 ? a.output_filters : a.input_filters;
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(base) * a.expand_ratio));
+}
+
+namespace {
+
+// The residual join of a block: identity where the shapes agree, a strided 1x1 conv + BN where
+// they differ and the block asks for a projection, else none.
+int JoinShortcut(GraphBuilder& b, int input, int x, const BlockArgs& a) {
+  if (!a.id_skip) return x;
+  if (a.stride == 1 && b.type(input) == b.type(x)) return b.Add(x, input);
+  if (!a.projection) return x;
+  GraphBuilder::ConvOptions strided;
+  strided.stride = a.stride;
+  return b.Add(x, b.ConvBn(input, a.output_filters, 1, strided));
+}
+
+}  // namespace
+
 int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& a, double se_coefficient,
                       Activation default_activation) {
   const Activation act = a.activation.value_or(default_activation);
   const int input = x;
-  const auto filters = static_cast<int64_t>(static_cast<double>(a.input_filters) * a.expand_ratio);
+  const int64_t filters = HiddenFilters(a);
   GraphBuilder::ConvOptions strided;
   strided.stride = a.stride;
   if (a.space2depth == 1) x = LearnedSpaceToDepth(b, x, a.input_filters, act);
+  if (a.conv_type == 2) return b.ConvBn(x, a.output_filters, a.kernel, strided);
+  if (a.conv_type == 3 || a.conv_type == 4) {
+    if (a.conv_type == 4) x = b.ConvBnAct(x, filters, 1, {}, act);
+    x = b.ConvBnAct(x, filters, a.kernel, strided, act);
+    x = b.ConvBn(x, a.output_filters, a.conv_type == 4 ? 1 : a.kernel, {});
+    return b.Act(JoinShortcut(b, input, x, a), act);
+  }
+  const bool expands = a.hidden_filters > 0 ? filters != a.input_filters : a.expand_ratio != 1.0;
   if (a.conv_type == 1) {
-    if (a.expand_ratio != 1.0) x = b.ConvBnAct(x, filters, 3, strided, act);
+    if (expands) x = b.ConvBnAct(x, filters, 3, strided, act);
   } else {
     if (a.fused) {
       x = b.ConvBnAct(x, filters, a.kernel, strided, act);
     } else {
-      if (a.expand_ratio != 1.0) x = b.ConvBnAct(x, filters, 1, {}, act);
+      if (expands) x = b.ConvBnAct(x, filters, 1, {}, act);
       x = b.Act(b.BatchNorm(b.DepthwiseConv(x, a.kernel, a.stride)), act);
     }
     if (a.se_ratio) {
@@ -217,8 +259,7 @@ int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& a, double se_coef
     }
   }
   x = b.ConvBn(x, a.output_filters, 1, {});
-  if (a.id_skip && a.stride == 1 && b.type(input) == b.type(x)) x = b.Add(x, input);
-  return x;
+  return JoinShortcut(b, input, x, a);
 }
 
 std::vector<BlockArgs> ParseBlockStrings(const std::vector<std::string>& texts) {
@@ -242,6 +283,10 @@ void LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& option
   if (out.options.resolution == 0) out.options.resolution = spec.resolution;
   const double width = spec.width * options.width_scale;
   out.stem_filters = RoundFilters(spec.stem_filters, width, spec.depth_divisor);
+  if (spec.stem_stride != 1 && spec.stem_stride != 2) {
+    throw InputError("stem stride " + std::to_string(spec.stem_stride) + ": must be 1 or 2");
+  }
+  out.stem_stride = spec.stem_stride;
   out.default_activation = spec.default_activation;
   out.se_coefficient = spec.se_coefficient;
   out.dropout = spec.dropout;
@@ -258,8 +303,11 @@ void LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& option
     if (a.space2depth > 0 && factor < 1) {
       Bad(EncodeBlockString(given), "space-to-depth needs stride 1 or 2");
     }
+    const int64_t hidden_f =
+        a.hidden_filters > 0 ? RoundFilters(a.hidden_filters, width, spec.depth_divisor) : 0;
     a.input_filters = in_f * factor;
     a.output_filters = out_f * factor;
+    a.hidden_filters = hidden_f * factor;
     const int repeats = RoundRepeats(a.num_repeat, spec.depth);
     if (factor > 1) a.kernel = (kernel + 1) / 2;
     // A stride-2 stage in space-to-depth layout: the stride was absorbed by the s2d conv, and
@@ -271,6 +319,7 @@ void LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& option
       a.space2depth = 0;
       a.input_filters = in_f;
       a.output_filters = out_f;
+      a.hidden_filters = hidden_f;
       a.kernel = kernel;
     } else if (a.space2depth == 1) {
       a.space2depth = 2;  // later repeats stay in the s2d layout
@@ -282,7 +331,8 @@ void LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& option
     for (int r = 1; r < repeats; ++r) out.blocks.push_back({a, stage});
   }
   out.stages = stage;
-  out.head_filters = RoundFilters(spec.head_filters, width, spec.depth_divisor);
+  out.head_filters =
+      spec.head_filters > 0 ? RoundFilters(spec.head_filters, width, spec.depth_divisor) : 0;
 }
 
 BlockNetworkLayout LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildOptions& options) {
@@ -294,10 +344,10 @@ BlockNetworkLayout LayoutBlockNetwork(const BlockNetworkSpec& spec, const BuildO
 int AppendStem(GraphBuilder& b, const BlockNetworkLayout& layout) {
   const int resolution = layout.options.resolution;
   const int x = b.Input(resolution, resolution, layout.options.in_channels);
-  GraphBuilder::ConvOptions stride2;
-  stride2.stride = 2;
+  GraphBuilder::ConvOptions stem;
+  stem.stride = layout.stem_stride;
   b.SetScope("stem", 0);
-  return b.ConvBnAct(x, layout.stem_filters, 3, stride2, layout.default_activation);
+  return b.ConvBnAct(x, layout.stem_filters, 3, stem, layout.default_activation);
 }
 
 int AppendBlock(GraphBuilder& b, int x, const BlockNetworkLayout& layout, size_t index) {
@@ -308,7 +358,9 @@ int AppendBlock(GraphBuilder& b, int x, const BlockNetworkLayout& layout, size_t
 
 int AppendHead(GraphBuilder& b, int x, const BlockNetworkLayout& layout) {
   b.SetScope("head", layout.stages + 1);
-  x = b.ConvBnAct(x, layout.head_filters, 1, {}, layout.default_activation);
+  if (layout.head_filters > 0) {
+    x = b.ConvBnAct(x, layout.head_filters, 1, {}, layout.default_activation);
+  }
   x = b.GlobalPool(x, PoolMode::kAvg);
   if (layout.dropout > 0) x = b.Dropout(x, layout.dropout);
   return b.FullyConnected(x, layout.options.num_classes, true);

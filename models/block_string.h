@@ -24,8 +24,19 @@ struct BlockArgs {
   bool fused = false;                    // f1: k x k conv replaces expand + depthwise
   int space2depth = 0;                   // d: 0 none, 1 block starts with a learned s2d conv, 2 s2d
   std::optional<Activation> activation;  // a0 relu, a1 swish; none: the network's default
-  int conv_type = 0;                     // c1: MBConv without depthwise (3x3 expand, 1x1 project)
-  bool id_skip = true;                   // noskip disables the identity shortcut
+  // c1: MBConv without depthwise (3x3 expand, 1x1 project); c2: a plain k x k conv + BN, no
+  // activation and no shortcut (a strided projection, e.g. NAS-Bench-Macro's "identity" on a
+  // stage's first layer); c3: a ResNet basic block (k x k conv to the hidden width, BN, act,
+  // k x k conv, BN, shortcut, act); c4: a ResNet bottleneck (1x1 to the hidden width, k x k
+  // strided, 1x1 out, BN after each, shortcut, act).
+  int conv_type = 0;
+  // h: the hidden width (MBConv's expanded width, a basic block's first conv, a bottleneck's
+  // middle); 0: input x e for MBConv, output x e for c3 / c4.
+  int64_t hidden_filters = 0;
+  // p1: where the input and output shapes differ, the shortcut is a 1x1 conv + BN (strided) instead
+  // of none.
+  bool projection = false;
+  bool id_skip = true;  // noskip disables the identity shortcut
 
   bool operator==(const BlockArgs&) const = default;
 };
@@ -49,7 +60,8 @@ struct BlockNetworkSpec {
   double se_coefficient = 1.0;  // multiplies every block's se ratio (EfficientNet-X)
   Activation default_activation = Activation::kSwish;
   int64_t stem_filters = 32;
-  int64_t head_filters = 1280;
+  int stem_stride = 2;          // 1: CIFAR-style stems (NAS-Bench-Macro)
+  int64_t head_filters = 1280;  // 0: no 1x1 head conv (ResNet: pool and classify)
   int depth_divisor = 8;
 };
 
@@ -68,6 +80,9 @@ int64_t RoundFilters(int64_t filters, double width, int divisor = 8);
 // gives more than kMaxStageRepeats.
 int RoundRepeats(int repeats, double depth);
 
+// The hidden width of a block (BlockArgs::hidden_filters, or its default).
+int64_t HiddenFilters(const BlockArgs& args);
+
 // Appends one MBConv / Fused-MBConv block (with its space-to-depth conv, SE and skip as the args
 // say) to `b` and returns the output id. Exposed for tests and for search-space decoding.
 int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& args, double se_coefficient,
@@ -81,6 +96,7 @@ int AppendMBConvBlock(GraphBuilder& b, int x, const BlockArgs& args, double se_c
 struct BlockNetworkLayout {
   BuildOptions options;  // resolution resolved (never 0)
   int64_t stem_filters = 0;
+  int stem_stride = 2;
   int64_t head_filters = 0;
   Activation default_activation = Activation::kSwish;
   double se_coefficient = 1.0;

@@ -81,8 +81,8 @@ uint64_t BlockCostCache::Hash(const Key& k) {
   for (const uint64_t v :
        {flags, u(a.input_filters) | u(a.output_filters) << 32, Bits(a.expand_ratio),
         a.se_ratio ? Bits(*a.se_ratio) : ~uint64_t{0}, u(k.filters) | u(k.num_classes) << 32,
-        Bits(k.se_coefficient), Bits(k.dropout), u(s.n) | u(s.h) << 21 | u(s.w) << 42, u(s.c),
-        k.context}) {
+        u(a.hidden_filters) | u(a.projection) << 40, Bits(k.se_coefficient), Bits(k.dropout),
+        u(s.n) | u(s.h) << 21 | u(s.w) << 42, u(s.c), k.context}) {
     h = HashMix(h, v);
   }
   return h;
@@ -163,6 +163,7 @@ NetworkCost SimulateBlockNetwork(const models::BlockNetworkLayout& layout, const
     if (p == 0) {
       key.piece = Key::Piece::kStem;
       key.filters = layout.stem_filters;
+      key.args.stride = layout.stem_stride;  // the stem's stride (its args are otherwise unused)
     } else if (p <= layout.blocks.size()) {
       key.piece = Key::Piece::kBlock;
       key.filters = 0;

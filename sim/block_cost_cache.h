@@ -37,7 +37,7 @@ class BlockCostCache {
   struct Key {
     enum class Piece : uint8_t { kStem, kBlock, kHead };
     Piece piece = Piece::kBlock;
-    models::BlockArgs args;     // a block's
+    models::BlockArgs args;     // a block's (the stem's stride in args.stride)
     int64_t filters = 0;        // the stem's or the head's
     int num_classes = 0;        // the head's
     double se_coefficient = 1;  // a block's

@@ -25,9 +25,16 @@ constexpr int kVersion = 1;
 constexpr int kMaxDraws = 1000;
 constexpr int kMaxRetries = 100;
 
-const std::vector<std::string> kFieldKeys = {
-    "block",         "kernel", "expand", "se", "activation", "repeats_delta", "filters_multiplier",
-    "space_to_depth"};
+const std::vector<std::string> kFieldKeys = {"block",
+                                             "kernel",
+                                             "expand",
+                                             "se",
+                                             "activation",
+                                             "repeats_delta",
+                                             "filters_multiplier",
+                                             "space_to_depth",
+                                             "filters",
+                                             "hidden"};
 
 // Sets one field of `patch` from a scalar YAML value.
 void SetField(LayerPatch& patch, const std::string& field, const ConfigValue& value) {
@@ -39,8 +46,15 @@ void SetField(LayerPatch& patch, const std::string& field, const ConfigValue& va
       patch.block = BlockType::kFused;
     } else if (text == "skip" || text == "identity") {
       patch.block = BlockType::kSkip;
+    } else if (text == "conv") {
+      patch.block = BlockType::kConv;
+    } else if (text == "basic") {
+      patch.block = BlockType::kBasic;
+    } else if (text == "bottleneck") {
+      patch.block = BlockType::kBottleneck;
     } else {
-      value.Fail("unknown block type '" + text + "' (mbconv, fused, skip)");
+      value.Fail("unknown block type '" + text +
+                 "' (mbconv, fused, skip, conv, basic, bottleneck)");
     }
   } else if (field == "kernel") {
     const int64_t k = value.Integer(1, 15);
@@ -65,6 +79,10 @@ void SetField(LayerPatch& patch, const std::string& field, const ConfigValue& va
     patch.filters_multiplier = value.Number(0.125, 8.0);
   } else if (field == "space_to_depth") {
     patch.space_to_depth = value.Bool();
+  } else if (field == "filters") {
+    patch.filters = value.Integer(1, models::kMaxBlockFilters);
+  } else if (field == "hidden") {
+    patch.hidden = value.Integer(1, models::kMaxBlockFilters);
   } else {
     throw InternalError("SetField: unknown field " + field);
   }
@@ -80,6 +98,8 @@ std::vector<std::string> PatchFields(const LayerPatch& p) {
   if (p.repeats_delta) f.emplace_back("repeats_delta");
   if (p.filters_multiplier) f.emplace_back("filters_multiplier");
   if (p.space_to_depth) f.emplace_back("space_to_depth");
+  if (p.filters) f.emplace_back("filters");
+  if (p.hidden) f.emplace_back("hidden");
   return f;
 }
 
@@ -133,6 +153,26 @@ std::vector<LayerPatch> ChoiceValues(const std::string& key, const ConfigValue& 
   return values;
 }
 
+// `out` = `base` with the choices of `own` over it. A key of `own` replaces the same key of `base`;
+// an `op` of `own` also drops the choices of `base` for the fields its values set (a field set by
+// two choices is refused later, by BuildUnit).
+void MergeChoices(const RawChoices& own, const RawChoices& base, RawChoices& out) {
+  out = base;
+  // erase + emplace: assigning a YAML::Node writes through to the node it refers to, which would
+  // change the choices `base` was copied from.
+  for (const auto& [k, v] : own) {
+    out.erase(k);
+    out.emplace(k, v);
+  }
+  if (!own.count("op")) return;
+  for (const auto& f : kFieldKeys) {
+    if (own.count(f) || !out.count(f) || !base.count(f)) continue;
+    bool op_sets = false;
+    for (const auto& v : own.at("op").node()) op_sets = op_sets || v[f].IsDefined();
+    if (op_sets) out.erase(f);
+  }
+}
+
 // Turns the merged raw choices of one unit into fixed values and searchable choices; `stage` names
 // the unit's stage in messages.
 void BuildUnit(const RawChoices& raw, const ConfigReader& stage, Unit& unit) {
@@ -167,6 +207,31 @@ void BuildUnit(const RawChoices& raw, const ConfigReader& stage, Unit& unit) {
                  "no value for '" + f + "' (set it in the stage's choices or in defaults)");
     }
   }
+  if (set_by.count("filters") && set_by.count("filters_multiplier")) {
+    raw.at(set_by["filters"])
+        .Fail("sets 'filters', and '" + set_by["filters_multiplier"] +
+              "' sets 'filters_multiplier': a layer's width is one or the other");
+  }
+  // An op that sets a field for some values must set it for every value that needs it (a
+  // skipped layer needs none, a plain conv only its kernel).
+  for (const Choice& c : unit.choices) {
+    for (size_t v = 0; v < c.values.size(); ++v) {
+      const LayerPatch& p = c.values[v];
+      const std::vector<std::string> needs =
+          p.block == BlockType::kSkip   ? std::vector<std::string>{}
+          : p.block == BlockType::kConv ? std::vector<std::string>{"kernel"}
+          : p.block == BlockType::kBasic || p.block == BlockType::kBottleneck
+              ? std::vector<std::string>{"kernel", "expand", "activation"}
+              : std::vector<std::string>{"kernel", "expand", "se", "activation"};
+      for (const std::string& f : needs) {
+        const std::vector<std::string> own = PatchFields(p);
+        if (set_by.at(f) == c.key && std::find(own.begin(), own.end(), f) == own.end()) {
+          raw.at(c.key).Fail("value " + std::to_string(v) + " (" + p.Label() + ") sets no '" + f +
+                             "', which the other values of '" + c.key + "' set");
+        }
+      }
+    }
+  }
 }
 
 std::string Base36(int v) {
@@ -197,7 +262,7 @@ bool SameNetwork(const LayerPatch& a, const LayerPatch& b, int64_t filters) {
                                     models::RoundFilters(filters, *b.filters_multiplier));
   return same_width && a.block == b.block && a.kernel == b.kernel && a.expand == b.expand &&
          a.se == b.se && a.activation == b.activation && a.repeats_delta == b.repeats_delta &&
-         a.space_to_depth == b.space_to_depth;
+         a.space_to_depth == b.space_to_depth && a.filters == b.filters && a.hidden == b.hidden;
 }
 
 }  // namespace
@@ -210,6 +275,12 @@ std::string BlockTypeName(BlockType type) {
       return "fused";
     case BlockType::kSkip:
       return "skip";
+    case BlockType::kConv:
+      return "conv";
+    case BlockType::kBasic:
+      return "basic";
+    case BlockType::kBottleneck:
+      return "bottleneck";
   }
   throw InternalError("BlockTypeName: bad type");
 }
@@ -223,6 +294,8 @@ void LayerPatch::ApplyTo(LayerPatch& base) const {
   if (repeats_delta) base.repeats_delta = repeats_delta;
   if (filters_multiplier) base.filters_multiplier = filters_multiplier;
   if (space_to_depth) base.space_to_depth = space_to_depth;
+  if (filters) base.filters = filters;
+  if (hidden) base.hidden = hidden;
 }
 
 std::string LayerPatch::Label() const {
@@ -237,6 +310,8 @@ std::string LayerPatch::Label() const {
     parts.push_back("filters_multiplier=" + FormatSignificant(*filters_multiplier));
   if (space_to_depth)
     parts.push_back(std::string("space_to_depth=") + (*space_to_depth ? "true" : "false"));
+  if (filters) parts.push_back("filters=" + std::to_string(*filters));
+  if (hidden) parts.push_back("hidden=" + std::to_string(*hidden));
   return Join(parts, " ");
 }
 
@@ -270,7 +345,16 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
     ConfigReader n = top.Map("network");
     s.network_.resolution = static_cast<int>(n.Integer("resolution", 8, 4096));
     s.network_.stem_filters = n.IntegerOr("stem_filters", 32, 1, 4096);
-    s.network_.head_filters = n.IntegerOr("head_filters", 1280, 1, 16384);
+    s.network_.stem_stride = static_cast<int>(n.IntegerOr("stem_stride", 2, 1, 2));
+    s.network_.head_filters = n.IntegerOr("head_filters", 1280, 0, 16384);
+    const std::string shortcut = n.StringOr("shortcut", "identity");
+    if (shortcut != "identity" && shortcut != "projection") {
+      n.Fail("shortcut", "unknown shortcut '" + shortcut +
+                             "' (identity: only where shapes agree; projection: a 1x1 conv + BN "
+                             "where they differ)");
+    }
+    s.network_.projection_shortcut = shortcut == "projection";
+    s.network_.num_classes = static_cast<int>(n.IntegerOr("num_classes", 1000, 2, 100000));
     const std::string act = n.StringOr("activation", "swish");
     if (act == "relu") {
       s.network_.activation = models::Activation::kRelu;
@@ -309,23 +393,17 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
     if (st.Has("choices")) {
       RawChoices own;
       ReadChoiceMap(st.Map("choices"), own);
-      // erase + emplace: assigning a YAML::Node writes through to the node it refers to, which
-      // would change the defaults of every later stage.
-      for (auto& [k, v] : own) {
-        merged.erase(k);
-        merged.emplace(k, v);
+      MergeChoices(own, defaults, merged);
+    }
+    RawChoices first = merged;
+    if (st.Has("first_layer")) {
+      if (!sk.per_layer || sk.repeats < 2) {
+        st.Fail("first_layer", "needs a per-layer stage of at least 2 layers (per_layer: true)");
       }
-      // A stage's `op` replaces the default field choices it covers, and vice versa.
-      if (own.count("op")) {
-        for (const auto& f : kFieldKeys) {
-          if (!own.count(f) && merged.count(f) && defaults.count(f)) {
-            // Keep a default only when the op does not set the same field.
-            bool op_sets = false;
-            for (const auto& v : own.at("op").node()) op_sets = op_sets || v[f].IsDefined();
-            if (op_sets) merged.erase(f);
-          }
-        }
-      }
+      RawChoices own;
+      ReadChoiceMap(st.Map("first_layer"), own);
+      MergeChoices(own, merged, first);
+      sk.own_first_layer = true;
     }
     st.Finish();
     const int units = sk.per_layer ? sk.repeats : 1;
@@ -334,7 +412,7 @@ Space Space::ParseChecked(const std::string& yaml_text, const std::string& file)
       u.stage = static_cast<int>(i);
       u.layer = sk.per_layer ? l : -1;
       u.name = sk.per_layer ? stage_name + ".layer" + std::to_string(l + 1) : stage_name;
-      BuildUnit(merged, st, u);
+      BuildUnit(l == 0 ? first : merged, st, u);
       bool has_s2d = u.fixed.space_to_depth.value_or(false);
       bool has_delta = u.fixed.repeats_delta.value_or(0) != 0;
       for (const auto& c : u.choices) {
@@ -374,8 +452,14 @@ void Space::Finalize() {
       << network_.se_coefficient << " " << network_.dropout << "|proxy " << proxy_.resolution << " "
       << proxy_.in_channels << " " << proxy_.num_classes << " " << proxy_.removed_downsamples << " "
       << proxy_.width;
+  // Settings added later go in only when they differ from their default, so the fingerprints of
+  // spaces (and of the accuracy data that carries them) written before stay valid.
+  if (network_.stem_stride != 2) def << "|stem_stride " << network_.stem_stride;
+  if (network_.num_classes != 1000) def << "|classes " << network_.num_classes;
+  if (network_.projection_shortcut) def << "|projection";
   for (const auto& st : stages_) {
     def << "|stage " << st.stride << " " << st.filters << " " << st.repeats << " " << st.per_layer;
+    if (st.own_first_layer) def << " own_first";
   }
   for (const auto& u : units_) {
     offsets_.push_back(choice_counts_.size());
@@ -426,56 +510,100 @@ double Space::RawSize() const {
 }
 
 double Space::CanonicalSize() const {
-  // Per unit: enumerate its choice combinations; a skipped layer is one network whatever its
-  // other choices.
-  // Per-layer stages: skipped layers move to the end, so a stage's count is the number of
-  // distinct sequences of non-skipped layers of length 0..L, counted by their canonical forms.
+  // Per unit: the distinct networks of its choice combinations that keep the layer, and whether
+  // one skips it (a skipped layer is one network whatever its other choices).
+  struct UnitCount {
+    double kept = 0.0;
+    bool skips = false;
+  };
+  auto count_unit = [&](size_t u) {
+    UnitCount n;
+    std::vector<int> idx(units_[u].choices.size(), 0);
+    while (true) {
+      Encoding e(choice_counts_.size(), 0);
+      for (size_t c = 0; c < idx.size(); ++c) e[offsets_[u] + c] = idx[c];
+      // No value aliases an earlier one and no choice is one the block ignores.
+      bool first_of_its_network = true;
+      for (size_t c = 0; c < idx.size(); ++c) {
+        if (alias_[offsets_[u] + c][static_cast<size_t>(idx[c])] != idx[c]) {
+          first_of_its_network = false;
+        }
+      }
+      Encoding zeroed = e;
+      ZeroIgnored(e, u, zeroed);
+      if (UnitBlock(e, u) == BlockType::kSkip) {
+        n.skips = true;
+      } else if (first_of_its_network && zeroed == e) {
+        n.kept += 1.0;
+      }
+      size_t c = 0;
+      for (; c < idx.size(); ++c) {
+        if (++idx[c] < static_cast<int>(units_[u].choices[c].values.size())) break;
+        idx[c] = 0;
+      }
+      if (c == idx.size()) return n;
+    }
+  };
+  // Per-layer stages: skipped layers move to the end, so L layers of one kind give the distinct
+  // sequences of k kept layers, k from (skips ? 0 : L) to L.
+  auto sequences = [](const UnitCount& n, size_t layers) {
+    double count = 0.0;
+    for (size_t k = n.skips ? 0 : layers; k <= layers; ++k) count += std::pow(n.kept, k);
+    return count;
+  };
   double total = 1.0;
   size_t u = 0;
   while (u < units_.size()) {
     const int stage = units_[u].stage;
     size_t end = u;
     while (end < units_.size() && units_[end].stage == stage) ++end;
-    // Distinct canonical single-unit settings, split into skip / non-skip.
-    const Unit& unit = units_[u];
-    double non_skip = 0.0;
-    bool has_skip = false;
-    std::vector<int> idx(unit.choices.size(), 0);
-    while (true) {
-      Encoding e(choice_counts_.size(), 0);
-      for (size_t c = 0; c < idx.size(); ++c) e[offsets_[u] + c] = idx[c];
-      const LayerPatch r = Resolve(e, u);
-      bool first_of_its_network = true;  // no value aliases an earlier one
-      for (size_t c = 0; c < idx.size(); ++c) {
-        if (alias_[offsets_[u] + c][static_cast<size_t>(idx[c])] != idx[c]) {
-          first_of_its_network = false;
-        }
-      }
-      if (*r.block == BlockType::kSkip) {
-        has_skip = true;
-      } else if (first_of_its_network) {
-        non_skip += 1.0;  // every other choice of a layer that is not skipped changes the network
-      }
-      size_t c = 0;
-      for (; c < idx.size(); ++c) {
-        if (++idx[c] < static_cast<int>(unit.choices[c].values.size())) break;
-        idx[c] = 0;
-      }
-      if (c == idx.size()) break;
+    size_t rest = u;
+    if (stages_[static_cast<size_t>(stage)].own_first_layer) {
+      const UnitCount first = count_unit(u);
+      total *= first.kept + (first.skips ? 1.0 : 0.0);
+      rest = u + 1;
     }
-    const double m = non_skip;
-    const size_t layers = end - u;
-    if (layers == 1) {
-      total *= m + (has_skip ? 1.0 : 0.0);
-    } else {
-      // Sequences of k non-skipped layers, k from (has_skip ? 0 : L) to L.
-      double count = 0.0;
-      for (size_t k = has_skip ? 0 : layers; k <= layers; ++k) count += std::pow(m, k);
-      total *= count;
-    }
+    if (rest < end) total *= sequences(count_unit(rest), end - rest);
     u = end;
   }
   return total;
+}
+
+Space::ValidCount Space::ValidSize(double enumerate_limit, int samples) const {
+  ValidCount n;
+  if (RawSize() <= enumerate_limit) {
+    std::set<Encoding> seen;
+    size_t valid_raw = 0;
+    Encoding e(choice_counts_.size(), 0);
+    while (true) {
+      const Encoding c = Canonical(e);
+      const bool valid = IsValid(c);
+      valid_raw += valid ? 1 : 0;
+      if (valid) seen.insert(c);
+      size_t i = 0;
+      for (; i < e.size(); ++i) {
+        if (++e[i] < choice_counts_[i]) break;
+        e[i] = 0;
+      }
+      if (i == e.size()) break;
+    }
+    n.networks = static_cast<double>(seen.size());
+    n.valid_fraction = static_cast<double>(valid_raw) / RawSize();
+    n.exact = true;
+    return n;
+  }
+  std::mt19937_64 rng(0);
+  int valid = 0;
+  for (int s = 0; s < samples; ++s) {
+    Encoding e(choice_counts_.size());
+    for (size_t i = 0; i < e.size(); ++i) {
+      e[i] = static_cast<int>(rng() % static_cast<uint64_t>(choice_counts_[i]));
+    }
+    valid += IsValid(e) ? 1 : 0;
+  }
+  n.valid_fraction = samples > 0 ? static_cast<double>(valid) / samples : 1.0;
+  n.networks = CanonicalSize() * n.valid_fraction;
+  return n;
 }
 
 LayerPatch Space::Resolve(const Encoding& e, size_t unit) const {
@@ -511,21 +639,15 @@ Encoding Space::Canonical(const Encoding& e) const {
   Encoding out = e;
   // Values that give the same network as an earlier value of their choice become that value.
   for (size_t i = 0; i < out.size(); ++i) out[i] = alias_[i][static_cast<size_t>(out[i])];
-  // Zero the choices whose fields do not matter for a skipped layer or stage.
-  for (size_t u = 0; u < units_.size(); ++u) {
-    if (UnitBlock(e, u) != BlockType::kSkip) continue;
-    for (size_t c = 0; c < units_[u].choices.size(); ++c) {
-      const auto& fields = units_[u].choices[c].fields;
-      if (std::find(fields.begin(), fields.end(), "block") == fields.end()) {
-        out[offsets_[u] + c] = 0;
-      }
-    }
-  }
-  // Per-layer stages: skipped layers move to the stage's end.
+  // Zero the choices whose fields do not matter for the unit's block (a skipped layer, a conv).
+  for (size_t u = 0; u < units_.size(); ++u) ZeroIgnored(e, u, out);
+  // Per-layer stages: skipped layers move to the stage's end (after a first layer with choices of
+  // its own, which stays).
   size_t u = 0;
   while (u < units_.size()) {
     size_t end = u;
     while (end < units_.size() && units_[end].stage == units_[u].stage) ++end;
+    if (stages_[static_cast<size_t>(units_[u].stage)].own_first_layer) ++u;
     bool skipped_before_kept = false;
     for (size_t l = u, skipped = 0; l < end && units_[u].layer >= 0; ++l) {
       const bool skip = UnitBlock(out, l) == BlockType::kSkip;
@@ -550,12 +672,34 @@ Encoding Space::Canonical(const Encoding& e) const {
   return out;
 }
 
+void Space::ZeroIgnored(const Encoding& e, size_t u, Encoding& out) const {
+  const BlockType block = UnitBlock(e, u);
+  if (block != BlockType::kSkip && block != BlockType::kConv && block != BlockType::kBasic &&
+      block != BlockType::kBottleneck) {
+    return;
+  }
+  // A skipped layer ignores everything but its block; a plain conv its expansion, squeeze-excite,
+  // activation and hidden width; a residual block its squeeze-excite.
+  static const std::vector<std::string> kConvIgnores = {"expand", "se", "activation", "hidden"};
+  static const std::vector<std::string> kResidualIgnores = {"se"};
+  const std::vector<std::string>& ignores =
+      block == BlockType::kConv ? kConvIgnores : kResidualIgnores;
+  for (size_t c = 0; c < units_[u].choices.size(); ++c) {
+    const auto& fields = units_[u].choices[c].fields;
+    bool ignored = true;
+    for (const std::string& f : fields) {
+      ignored = ignored && (block == BlockType::kSkip
+                                ? f != "block"
+                                : std::find(ignores.begin(), ignores.end(), f) != ignores.end());
+    }
+    if (ignored) out[offsets_[u] + c] = 0;
+  }
+}
+
 std::string Space::DecodeCanonical(const Encoding& e, std::vector<models::BlockArgs>& blocks,
                                    Decoded* text) const {
   blocks.clear();
   int64_t in_filters = network_.stem_filters;
-  // Spatial size at full resolution: the stem halves it.
-  int64_t size = (network_.resolution + 1) / 2;
   bool next_d2 = false;
   size_t u = 0;
   for (size_t s = 0; s < stages_.size(); ++s) {
@@ -570,7 +714,8 @@ std::string Space::DecodeCanonical(const Encoding& e, std::vector<models::BlockA
     for (size_t l = u; l < end; ++l) {
       const LayerPatch r = Resolve(e, l);
       const std::string& where = units_[l].name;
-      const int64_t out = models::RoundFilters(sk.filters, *r.filters_multiplier);
+      const int64_t out =
+          r.filters ? *r.filters : models::RoundFilters(sk.filters, *r.filters_multiplier);
       if (*r.block == BlockType::kSkip) {
         if (*r.space_to_depth) {
           return where + ".space_to_depth: a skipped stage cannot do space-to-depth";
@@ -585,58 +730,57 @@ std::string Space::DecodeCanonical(const Encoding& e, std::vector<models::BlockA
                std::to_string(*r.repeats_delta) + ") leaves no layer in the stage";
       }
       const bool first = blocks.size() == stage_start;
+      const bool conv = *r.block == BlockType::kConv;
+      const bool residual = *r.block == BlockType::kBasic || *r.block == BlockType::kBottleneck;
       a.kernel = *r.kernel;
       a.stride = first ? sk.stride : 1;
-      a.expand_ratio = *r.expand;
-      a.input_filters = first ? in_filters : out;
+      a.expand_ratio = conv ? 1.0 : r.expand.value_or(1.0);
+      a.input_filters = out_filters;  // the previous layer's width (per-layer widths may differ)
       a.output_filters = out;
-      if (*r.se > 0.0) a.se_ratio = *r.se;
+      if (!conv && !residual && r.se.value_or(0.0) > 0.0) a.se_ratio = *r.se;
       a.fused = *r.block == BlockType::kFused;
-      a.activation = *r.activation;
+      if (conv) a.conv_type = 2;
+      if (*r.block == BlockType::kBasic) a.conv_type = 3;
+      if (*r.block == BlockType::kBottleneck) a.conv_type = 4;
+      if (!conv) a.activation = r.activation;
+      if (!conv && r.hidden) a.hidden_filters = *r.hidden;
+      a.projection = network_.projection_shortcut && !conv;
       if (first && *r.space_to_depth) {
         a.space2depth = 1;
         next_d2 = true;
       } else if (first && d2) {
         a.space2depth = 2;
       }
-      // Feature map this layer's kernel runs on, at full size. A space-to-depth stage runs at
-      // half the size with the kernel (k+1)/2 (models/README.md, "Block strings").
-      int64_t map = size;
-      int k_eff = a.kernel;
-      if (a.space2depth == 1) {
-        map = (size + 1) / 2;
-        k_eff = a.stride == 1 ? (a.kernel + 1) / 2 : a.kernel;
-      } else if (a.space2depth == 2) {
-        k_eff = a.stride == 1 ? (a.kernel + 1) / 2 : a.kernel;
-      } else if (a.stride == 2) {
-        map = (size + 1) / 2;
-      }
-      if (k_eff > map) {
-        return where + ".kernel: kernel " + std::to_string(a.kernel) + " larger than its " +
-               std::to_string(map) + "x" + std::to_string(map) + " feature map at " +
-               std::to_string(network_.resolution) + " px";
-      }
       if (text == nullptr) {
         // no stage ops to describe
       } else if (first && ops.empty()) {
         std::ostringstream o;
-        o << BlockTypeName(*r.block) << " k" << a.kernel << " e"
-          << FormatSignificant(a.expand_ratio) << " se" << FormatSignificant(*r.se) << " "
-          << models::ActivationName(*r.activation) << " o" << out;
+        o << BlockTypeName(*r.block) << " k" << a.kernel;
+        if (!conv) {
+          o << " e" << FormatSignificant(a.expand_ratio) << " se"
+            << FormatSignificant(r.se.value_or(0.0)) << " "
+            << models::ActivationName(r.activation.value_or(network_.activation));
+        }
+        if (a.hidden_filters > 0) o << " h" << a.hidden_filters;
+        o << " o" << out;
         if (!sk.per_layer) o << " x" << a.num_repeat;
         if (a.space2depth == 1) o << " s2d";
         ops = o.str();
       } else if (sk.per_layer) {
-        ops += " | " + BlockTypeName(*r.block) + " k" + std::to_string(a.kernel) + " e" +
-               FormatSignificant(a.expand_ratio);
+        ops += " | " + BlockTypeName(*r.block) + " k" + std::to_string(a.kernel);
+        if (!conv) ops += " e" + FormatSignificant(a.expand_ratio);
+        if (a.hidden_filters > 0) ops += " h" + std::to_string(a.hidden_filters);
+        if (out != out_filters) ops += " o" + std::to_string(out);
       }
       blocks.push_back(a);
       out_filters = out;
     }
     if (blocks.size() == stage_start) {
       // The whole stage vanished: only possible when it changes neither size nor width.
+      const LayerPatch& fixed = units_[u].fixed;
       const int64_t out =
-          models::RoundFilters(sk.filters, units_[u].fixed.filters_multiplier.value_or(1.0));
+          fixed.filters ? *fixed.filters
+                        : models::RoundFilters(sk.filters, fixed.filters_multiplier.value_or(1.0));
       if (sk.stride != 1 || out != in_filters || d2) {
         return units_[u].name +
                ".block: skipping every layer of a stage that changes the stride or the filters (" +
@@ -649,9 +793,6 @@ std::string Space::DecodeCanonical(const Encoding& e, std::vector<models::BlockA
     }
     // Spatial size after the stage: a space-to-depth pair moves the stage-2 downsampling into
     // stage 1, which leaves the total unchanged.
-    const models::BlockArgs& lead = blocks[stage_start];
-    const bool absorbed = lead.space2depth == 2 && sk.stride == 2;
-    if (lead.space2depth == 1 || (sk.stride == 2 && !absorbed)) size = (size + 1) / 2;
     if (text != nullptr) {
       for (size_t b = stage_start; b < blocks.size(); ++b) {
         text->block_stages.push_back(static_cast<int>(s));
@@ -769,6 +910,7 @@ models::BlockNetworkSpec Space::NetworkSpec(const Encoding& e, const Scaling& sc
   spec.se_coefficient = network_.se_coefficient;
   spec.default_activation = network_.activation;
   spec.stem_filters = network_.stem_filters;
+  spec.stem_stride = network_.stem_stride;
   spec.head_filters = network_.head_filters;
   return spec;
 }
@@ -778,6 +920,7 @@ models::BlockNetworkLayout Space::LayoutFull(const Encoding& e, const Scaling& s
   const models::BlockNetworkSpec spec = NetworkSpec(e, scaling);
   models::BuildOptions o = options;
   o.resolution = spec.resolution;
+  o.num_classes = network_.num_classes;
   return models::LayoutBlockNetwork(spec, o);
 }
 
@@ -1032,7 +1175,8 @@ bool Agrees(const LayerPatch& patch, const LayerPatch& want) {
          same(patch.expand, want.expand) && same(patch.se, want.se) &&
          same(patch.activation, want.activation) && same(patch.repeats_delta, want.repeats_delta) &&
          same(patch.filters_multiplier, want.filters_multiplier) &&
-         same(patch.space_to_depth, want.space_to_depth);
+         same(patch.space_to_depth, want.space_to_depth) && same(patch.filters, want.filters) &&
+         same(patch.hidden, want.hidden);
 }
 
 }  // namespace

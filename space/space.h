@@ -28,8 +28,12 @@
 
 namespace dcnas::space {
 
-enum class BlockType { kMBConv, kFused, kSkip };
-std::string BlockTypeName(BlockType type);  // "mbconv", "fused", "skip"
+// kConv: a plain k x k conv + BN, no activation or shortcut (block string c2): e.g. the strided
+// 1x1 projection NAS-Bench-Macro puts where a stage's first layer is an "identity". kBasic and
+// kBottleneck: ResNet's basic and bottleneck residual blocks (c3, c4).
+enum class BlockType { kMBConv, kFused, kSkip, kConv, kBasic, kBottleneck };
+// "mbconv", "fused", "skip", "conv", "basic", "bottleneck"
+std::string BlockTypeName(BlockType type);
 
 // A partial assignment of a layer's fields: what one choice value (or a fixed value) sets.
 struct LayerPatch {
@@ -41,6 +45,11 @@ struct LayerPatch {
   std::optional<int> repeats_delta;
   std::optional<double> filters_multiplier;
   std::optional<bool> space_to_depth;
+  // Channel search: the layer's output width and its hidden width, absolute (`filters` replaces
+  // the stage's filters x filters_multiplier; `hidden` replaces the block's default hidden width,
+  // models::HiddenFilters).
+  std::optional<int64_t> filters;
+  std::optional<int64_t> hidden;
 
   // Applies the fields set here over `base`; throws InternalError-free: later wins.
   void ApplyTo(LayerPatch& base) const;
@@ -71,12 +80,20 @@ struct StageSkeleton {
   int64_t filters = 0;  // base output filters
   int repeats = 1;      // base repeats (per-layer stages: the number of layers)
   bool per_layer = false;
+  // Per-layer stages: the first layer has choices of its own (`first_layer:`) and keeps its place
+  // in the canonical form (only the later layers' skips move to the stage's end).
+  bool own_first_layer = false;
 };
 
 struct NetworkSettings {
   int resolution = 224;
   int64_t stem_filters = 32;
+  int stem_stride = 2;  // 1: a CIFAR-style stem
   int64_t head_filters = 1280;
+  int num_classes = 1000;  // the full-size network's classifier (its counts, its latency)
+  // Where a block's input and output shapes differ: no shortcut (false) or a 1x1 conv + BN
+  // projection (true; `shortcut: projection`).
+  bool projection_shortcut = false;
   models::Activation activation = models::Activation::kSwish;  // stem, head, blocks without a0/a1
   double se_coefficient = 1.0;
   double dropout = 0.2;
@@ -135,10 +152,20 @@ class Space {
   double RawSize() const;
   // Distinct canonical networks, counted per unit (valid combinations assumed).
   double CanonicalSize() const;
+  // Distinct valid networks: exact (every encoding canonicalised, each distinct network decoded)
+  // when RawSize() is at most `enumerate_limit`; else an estimate, CanonicalSize() x the valid
+  // fraction of `samples` uniform raw encodings (seed 0). `exact` says which.
+  struct ValidCount {
+    double networks = 0.0;
+    double valid_fraction = 1.0;  // of raw encodings
+    bool exact = false;
+  };
+  ValidCount ValidSize(double enumerate_limit = 1e6, int samples = 20000) const;
 
   // Decodes `e` (throws InputError naming the choice when a combination is invalid: a skipped
-  // layer that must change shape, space-to-depth without a following stride-2 stage, a kernel
-  // larger than its feature map at full size, a stage repeated fewer than once).
+  // layer that must change shape, a skipped stage doing space-to-depth, a stage repeated fewer
+  // than once). A kernel larger than its feature map is valid: the padding covers it, as in
+  // PyTorch and TF (5x5 kernels on NAS-Bench-Macro's 4x4 maps).
   Decoded Decode(const Encoding& e) const;
   // Only the blocks (Decode's args, no text), for the search's hot path.
   std::vector<models::BlockArgs> DecodeBlocks(const Encoding& e) const;
@@ -166,8 +193,10 @@ class Space {
   // Proxy resolution for a scaling: base x coefficient, rounded to a multiple of 4.
   static int ProxyResolution(int base, const Scaling& scaling);
 
-  // Uniform sample of a valid canonical encoding (rejection sampling; throws InputError when no
-  // valid architecture is found in 1,000 draws).
+  // Sample of a valid canonical encoding: uniform over raw encodings, canonicalised, invalid
+  // draws redrawn (rejection sampling; ValidSize says how often; throws InputError when no valid
+  // architecture is found in 1,000 draws). A network with skipped layers has several raw
+  // encodings and is drawn that much more often, as a benchmark's keys would be.
   Encoding Sample(std::mt19937_64& rng) const;
   // Changes `k` distinct choices to other values; the result is valid and canonical.
   Encoding Mutate(const Encoding& e, int k, std::mt19937_64& rng) const;
@@ -188,6 +217,8 @@ class Space {
   LayerPatch Resolve(const Encoding& e, size_t unit) const;
   // Only the block type of Resolve(e, unit).
   BlockType UnitBlock(const Encoding& e, size_t unit) const;
+  // Zeroes in `out` the choices of unit `u` that its block under `e` ignores.
+  void ZeroIgnored(const Encoding& e, size_t u, Encoding& out) const;
   // Per unit: the defaults with its fixed values applied (what its choices apply over).
   std::vector<LayerPatch> base_;
   // Per-unit offsets of the unit's choices into the encoding.

@@ -33,7 +33,9 @@ TEST_CASE("block strings parse every key of the reference grammar", "[block_stri
 
 TEST_CASE("block strings round-trip through the encoder", "[block_string]") {
   for (const char* s : {"r1_k3_s11_e1_i32_o16_se0.25_d1_a0", "r2_k5_s22_e6_i24_o40_se0.25_f1_a1",
-                        "r4_k5_s22_e6_i112_o192_se0.25", "r1_k3_s11_e6_i192_o320_noskip"}) {
+                        "r4_k5_s22_e6_i112_o192_se0.25", "r1_k3_s11_e6_i192_o320_noskip",
+                        "r1_k1_s22_e1_i32_o64_c2", "r1_k3_s22_e1_i16_o32_a0_c3_h24_p1",
+                        "r1_k3_s11_e0.25_i64_o64_c4", "r1_k3_s11_e6_i16_o24_h40"}) {
     const BlockArgs a = ParseBlockString(s);
     CHECK(EncodeBlockString(a) == s);
     CHECK(ParseBlockString(EncodeBlockString(a)) == a);
@@ -68,6 +70,36 @@ TEST_CASE("malformed block strings are rejected with the reason", "[block_string
   CHECK(message("r1_k3_s11_e1_i32_o16_k5").find("key 'k' given twice") != std::string::npos);
   CHECK(message("r1_k3_s11_e1_i32_o16_noskip_noskip").find("flag 'noskip' given twice") !=
         std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_c5").find("conv type 'c' must be 0 to 4") !=
+        std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_p2").find("'p2' must be p0 or p1") != std::string::npos);
+  CHECK(message("r1_k3_s11_e1_i32_o16_h999999").find("hidden filters 'h' must be in") !=
+        std::string::npos);
+}
+
+TEST_CASE("plain conv, basic and bottleneck blocks, hidden widths and projections",
+          "[block_string]") {
+  auto build = [](const std::string& block, int64_t in_channels) {
+    BuildOptions o;
+    o.resolution = 8;
+    GraphBuilder b("t", o);
+    int x = b.Input(8, 8, in_channels);
+    AppendMBConvBlock(b, x, ParseBlockString(block), 1.0, Activation::kRelu);
+    return CountGraph(b.Finish());
+  };
+  // c2: 1x1 stride 2 conv + BN only.
+  CHECK(build("r1_k1_s22_e1_i32_o64_c2", 32).params == 32 * 64 + 2 * 64);
+  // c3, hidden 24, stride 2, 16 -> 32 with a projection: 3x3 16->24, 3x3 24->32, 1x1 16->32.
+  CHECK(build("r1_k3_s22_e1_i16_o32_c3_h24_p1", 16).params ==
+        (16 * 24 * 9 + 48) + (24 * 32 * 9 + 64) + (16 * 32 + 64));
+  // Without p1 the shapes differ and there is no shortcut.
+  CHECK(build("r1_k3_s22_e1_i16_o32_c3_h24", 16).params == (16 * 24 * 9 + 48) + (24 * 32 * 9 + 64));
+  // c4 at e0.25: 1x1 64->16, 3x3 16->16, 1x1 16->64, identity shortcut.
+  CHECK(build("r1_k3_s11_e0.25_i64_o64_c4", 64).params ==
+        (64 * 16 + 32) + (16 * 16 * 9 + 32) + (16 * 64 + 128));
+  // MBConv with an absolute hidden width of 40 instead of 16 x 6.
+  CHECK(build("r1_k3_s11_e6_i16_o24_h40", 16).params ==
+        (16 * 40 + 80) + (40 * 9 + 80) + (40 * 24 + 48));
 }
 
 TEST_CASE("round_filters and round_repeats follow the reference rounding", "[block_string]") {

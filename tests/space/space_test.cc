@@ -459,7 +459,7 @@ TEST_CASE("bad space files are refused naming file, line and key") {
   RequireError(Replace(kMinimal, "kernel: [3, 5]", "kernel: [3, 3]"), "listed twice");
   RequireError(Replace(kMinimal, "kernel: [3, 5]", "kernel: [3, 4]"), "not odd");
   RequireError(Replace(kMinimal, "kernel: [3, 5]", "kernal: [3, 5]"), "unknown choice");
-  RequireError(Replace(kMinimal, "block: mbconv", "block: conv"), "unknown block type");
+  RequireError(Replace(kMinimal, "block: mbconv", "block: conv3"), "unknown block type");
   RequireError(
       Replace(kMinimal, "repeats: 2}", "repeats: 2, choices: {space_to_depth: [false, true]}}"),
       "first stage");
@@ -468,29 +468,78 @@ TEST_CASE("bad space files are refused naming file, line and key") {
   RequireError("format: dcnas-search-space\nversion: 1\nname: [", "YAML syntax error");
   RequireError("", "empty search-space file");
   RequireError(Replace(kMinimal, "stride: 2", "stride: 3"), "stride");
+  RequireError(Replace(kMinimal, "repeats: 2}", "repeats: 2, first_layer: {kernel: 3}}"),
+               "t.yaml:8: key 'stages.1.first_layer': needs a per-layer stage");
+  RequireError(
+      Replace(kMinimal, "network: {resolution: 64}", "network: {resolution: 64, stem_stride: 4}"),
+      "network.stem_stride");
+  // An op value that leaves the kernel unset while the others set it.
+  RequireError(Replace(kMinimal, "block: mbconv, kernel: [3, 5], ",
+                       "op: [{block: conv}, {block: mbconv, kernel: 3}], "),
+               "value 0 (block=conv) sets no 'kernel'");
 }
 
-TEST_CASE("a choice that cannot decode is rejected at decode time, naming the choice") {
-  // 64 px: stem 32, stage 2 at 16, stage 3 at 8, stage 4 at 4: a 3x3 kernel fits the last
-  // map, a 5x5 does not.
+TEST_CASE("first_layer: the first layer's own choices stay in place, later skips move") {
+  const std::string yaml =
+      Replace(kMinimal, "  - {stride: 2, filters: 24, repeats: 2}",
+              "  - {stride: 2, filters: 24, repeats: 3, per_layer: true, choices: {kernel: 3,\n"
+              "     block: [skip, mbconv]}, first_layer: {block: [conv, mbconv], kernel: [1, 3]}}");
+  const Space space = Space::Parse(yaml, "t.yaml");
+  // stage 1: kernel 3/5; stage 2: first layer conv k1, conv k3, mbconv k1, mbconv k3; the two
+  // later layers: none, one or two mbconv layers.
+  CHECK(space.CanonicalSize() == 2 * 4 * 3);
+  CHECK(space.ValidSize().networks == 2 * 4 * 3);
+  // [conv, skip, mbconv] is [conv, mbconv, skip]; the first layer never moves.
+  const Encoding a = space.FromText("0_0.0_0_1");
+  const Encoding b = space.FromText("0_0.0_1_0");
+  CHECK(space.Canonical(a) == space.Canonical(b));
+  CHECK(space.Decode(a).blocks == std::vector<std::string>{"r1_k3_s11_e6_i32_o16_a1",
+                                                           "r1_k1_s22_e1_i16_o24_c2",
+                                                           "r1_k3_s11_e6_i24_o24_a1"});
+}
+
+TEST_CASE("a kernel larger than its feature map decodes (the padding covers it)") {
+  // 64 px: stem 32, stage 2 at 16, stage 3 at 8, stage 4 at 4: a 5x5 kernel on the last map runs
+  // on its zero padding, as in PyTorch and TF.
   const std::string yaml = std::string(kMinimal) +
                            "  - {stride: 2, filters: 32, repeats: 1}\n"
                            "  - {stride: 2, filters: 40, repeats: 1}\n";
   const Space space = Space::Parse(yaml, "t.yaml");
   Encoding e(space.vector_length(), 0);
-  e.back() = 1;  // last stage: kernel 5 on a 1x1 map
+  e.back() = 1;
+  CHECK(space.IsValid(e));
+  CHECK(space.Decode(e).blocks.back() == "r1_k5_s22_e6_i32_o40_a1");
+  const models::Graph g = space.BuildFull(e, {}, {});
+  CHECK(models::CountGraph(g).params > 0);
+  CHECK_THROWS_AS(space.FromText("0_0_0"), InputError);
+  CHECK_THROWS_AS(space.FromText("9_0_0_0"), InputError);
+}
+
+TEST_CASE("a choice that cannot decode is rejected at decode time, naming the choice") {
+  // Skipping the only layer of a stage that changes the width.
+  const std::string yaml = std::string(kMinimal) +
+                           "  - {stride: 1, filters: 32, repeats: 1, "
+                           "choices: {block: [mbconv, skip]}}\n";
+  const Space space = Space::Parse(yaml, "t.yaml");
+  Encoding e(space.vector_length(), 0);
+  const auto& names = space.choice_names();
+  const size_t block = std::find(names.begin(), names.end(), "stage3.block") - names.begin();
+  REQUIRE(block < names.size());
+  e[block] = 1;
   try {
     space.Decode(e);
-    FAIL("kernel 5 on 1x1 accepted");
+    FAIL("a vanished width change accepted");
   } catch (const InputError& err) {
-    CHECK(std::string(err.what()).find("stage4.kernel: kernel 5 larger than its 4x4") !=
+    CHECK(std::string(err.what()).find("stage3.block: skipping every layer of a stage") !=
           std::string::npos);
   }
   CHECK_FALSE(space.IsValid(e));
-  e.back() = 0;
+  e[block] = 0;
   CHECK(space.IsValid(e));
-  CHECK_THROWS_AS(space.FromText("0_0_0"), InputError);
-  CHECK_THROWS_AS(space.FromText("9_0_0_0"), InputError);
+  const Space::ValidCount n = space.ValidSize();
+  CHECK(n.exact);
+  CHECK(space.CanonicalSize() == 2 * 2 * 3);  // kernels of stages 1 and 2; stage 3: k3, k5, skip
+  CHECK(n.networks == 2 * 2 * 2);             // the skip is never valid
 }
 
 TEST_CASE("the fingerprint follows the definition, not the comments") {
