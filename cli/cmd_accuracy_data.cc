@@ -1,6 +1,7 @@
-// dcnas accuracy-data generate | stats
+// dcnas accuracy-data generate | import | stats
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "common/table.h"
 #include "exec/executor.h"
 #include "proxy/accuracy_data.h"
+#include "proxy/benchmark_import.h"
 #include "space/space.h"
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/train.h"
@@ -88,6 +90,48 @@ int Generate(const Args& args) {
 }
 #endif
 
+std::string Value(double v, int digits) { return std::isnan(v) ? "n/a" : FormatFixed(v, digits); }
+
+int Import(const Args& args) {
+  po::options_description options("options");
+  std::string format, file, space_file, out;
+  options.add_options()("format", po::value(&format), "the benchmark's file format (below)")(
+      "file", po::value(&file), "the benchmark's file")(
+      "space", po::value(&space_file), "the search space whose networks the benchmark's keys name")(
+      "out", po::value(&out), "accuracy CSV to write (atomically)");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  std::string formats;
+  for (const auto& f : proxy::BenchmarkFormats()) formats += "\n  " + f.name + ": " + f.description;
+  po::variables_map vm;
+  if (!Parse(args, "dcnas accuracy-data import --format NAME FILE --space SPACE --out data.csv",
+             "Reads a published NAS benchmark into accuracy data of a space: one row per "
+             "published training (replicate), each canonical network once, with the benchmark's "
+             "recipe and dataset and the source (its name and the file's SHA-256). Params and "
+             "FLOPs are the space's full-size network's; the trained network's parameters are "
+             "compared with the benchmark's. Formats:" +
+                 formats,
+             options, pos, vm)) {
+    return 0;
+  }
+  if (format.empty() || file.empty() || space_file.empty() || out.empty()) {
+    throw UsageError("accuracy-data import: --format, FILE, --space and --out are required");
+  }
+  const space::Space space = space::Space::Load(space_file);
+  const auto r = proxy::ImportBenchmark(format, file, space, out);
+  std::cout << "imported " << r.keys << " keys: " << r.networks << " networks of space '"
+            << space.name() << "', " << r.data.rows.size() << " rows (recipe " << r.recipe.Key()
+            << ", source " << format << ":" << r.sha256 << ") -> " << out << "\n";
+  std::cout << "params: " << r.params_differ << " of " << r.networks
+            << " networks' trained-network parameter counts differ from the benchmark's";
+  if (r.params_differ > 0) {
+    std::cout << " (largest relative difference " << FormatFixed(100.0 * r.max_params_rel_diff, 2)
+              << "% at key " << r.max_params_key << ")";
+  }
+  std::cout << "\n";
+  return 0;
+}
+
 int Stats(const Args& args) {
   po::options_description options("options");
   std::string file, against, space_file;
@@ -99,9 +143,11 @@ int Stats(const Args& args) {
   pos.add("file", 1);
   po::variables_map vm;
   if (!Parse(args, "dcnas accuracy-data stats FILE [--space FILE] [--against FILE2]",
-             "Label noise and proxy validity: Kendall tau between replicates 0 and 1 of the same "
-             "architectures (the noise ceiling), cost per run, and with --against the tau "
-             "between two proxies on the architectures they share.",
+             "Label noise and proxy validity: Kendall tau between the replicates of the same "
+             "architectures (every pair of replicate numbers, averaged: the noise ceiling), the "
+             "intra-class correlation, cost per run, and with --against the tau between two "
+             "proxies on the architectures they share. Reads the full accuracy CSV or the plain "
+             "form encoding,accuracy.",
              options, pos, vm)) {
     return 0;
   }
@@ -113,23 +159,27 @@ int Stats(const Args& args) {
   const auto s = proxy::ComputeReplicateStats(data);
   Table t({"quantity", "value"});
   t.AddRow({"runs", std::to_string(data.rows.size())});
-  t.AddRow({"test accuracy mean / min / max (%)", FormatFixed(s.mean_accuracy, 2) + " / " +
-                                                      FormatFixed(s.min_accuracy, 2) + " / " +
-                                                      FormatFixed(s.max_accuracy, 2)});
-  t.AddRow({"train time per run (s)", FormatFixed(s.mean_train_time_s, 1)});
-  t.AddRow({"architectures with 2 replicates", std::to_string(s.architectures)});
+  t.AddRow({"test accuracy mean / min / max (%)", Value(s.mean_accuracy, 2) + " / " +
+                                                      Value(s.min_accuracy, 2) + " / " +
+                                                      Value(s.max_accuracy, 2)});
+  t.AddRow({"train time per run (s)", Value(s.mean_train_time_s, 1)});
+  t.AddRow({"architectures with 2+ replicates", std::to_string(s.architectures)});
   if (s.architectures > 1) {
-    t.AddRow({"seed-to-seed Kendall tau, test", FormatFixed(s.test_tau, 3)});
-    t.AddRow({"seed-to-seed Kendall tau, validation", FormatFixed(s.val_tau, 3)});
-    t.AddRow({"seed-to-seed mean |diff|, test (pp)", FormatFixed(s.mean_abs_diff_pp, 2)});
+    t.AddRow({"replicates (most) / replicate pairs",
+              std::to_string(s.max_replicates) + " / " + std::to_string(s.replicate_pairs)});
+    t.AddRow({"seed-to-seed Kendall tau, test", Value(s.test_tau, 3)});
+    t.AddRow({"seed-to-seed Kendall tau, validation", Value(s.val_tau, 3)});
+    t.AddRow({"intra-class correlation, test / validation",
+              Value(s.test_icc, 3) + " / " + Value(s.val_icc, 3)});
+    t.AddRow({"seed-to-seed mean |diff|, test (pp)", Value(s.mean_abs_diff_pp, 2)});
   }
   if (!against.empty()) {
     const auto other = proxy::ReadAccuracyData(against, space ? &*space : nullptr);
     if (other.rows.empty()) throw InputError(against + ": no runs (a header and nothing else)");
     const auto a = proxy::ComputeAgreement(data, other);
     t.AddRow({"shared architectures with " + against, std::to_string(a.architectures)});
-    t.AddRow({"Kendall tau against it, test", FormatFixed(a.test_tau, 3)});
-    t.AddRow({"Kendall tau against it, validation", FormatFixed(a.val_tau, 3)});
+    t.AddRow({"Kendall tau against it, test", Value(a.test_tau, 3)});
+    t.AddRow({"Kendall tau against it, validation", Value(a.val_tau, 3)});
   }
   std::cout << t.ToText();
   return 0;
@@ -141,7 +191,8 @@ int RunAccuracyData(const Args& args) {
   return RunSubcommand(
       "accuracy-data", args,
       {{"generate", "sample architectures and train them on the proxy (needs LibTorch)", Generate},
-       {"stats", "label noise (seed-to-seed tau) and proxy validity of accuracy data", Stats}},
+       {"import", "read a published NAS benchmark (NAS-Bench-Macro) into accuracy data", Import},
+       {"stats", "label noise (seed-to-seed tau, ICC) and proxy validity of accuracy data", Stats}},
       "Columns: proxy/README.md.");
 }
 

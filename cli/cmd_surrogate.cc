@@ -1,12 +1,17 @@
-// dcnas surrogate fit | eval | predict
+// dcnas surrogate fit | eval | predict | curve
+#include <charconv>
+#include <chrono>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <vector>
 
 #include "cli/cli.h"
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
+#include "surrogate/accuracy_curve.h"
 #include "surrogate/accuracy_surrogate.h"
 #include "surrogate/surrogate_file.h"
 
@@ -28,18 +33,81 @@ void PrintQuality(const surrogate::QualityReport& q, double flops_tau, Table& t)
   t.AddRow({"FLOPs-only baseline tau", Metric(flops_tau)});
 }
 
+// A fraction in [0, 1) given as text (--holdout): UsageError naming the option otherwise.
+double ParseFraction(const std::string& text, const std::string& option) {
+  double v = 0.0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != end || !std::isfinite(v) || v < 0.0 ||
+      v >= 1.0) {
+    throw UsageError("--" + option + " '" + text + "': expected a fraction in [0, 1)");
+  }
+  return v;
+}
+
+// --sizes: comma-separated whole numbers, each in [1, 10000000].
+std::vector<size_t> ParseSizes(const std::string& text) {
+  std::vector<size_t> sizes;
+  for (const std::string& part : Split(text, ',')) {
+    size_t v = 0;
+    const char* end = part.data() + part.size();
+    const auto r = std::from_chars(part.data(), end, v);
+    if (part.empty() || r.ec != std::errc() || r.ptr != end || v < 1 || v > 10000000) {
+      throw UsageError("--sizes '" + text + "': '" + part +
+                       "' is not a whole number in [1, 10000000]");
+    }
+    sizes.push_back(v);
+  }
+  return sizes;
+}
+
+constexpr const char* kDataHelp =
+    "accuracy CSVs of one recipe: the full form (`dcnas accuracy-data`) or the plain form "
+    "encoding,accuracy (one row per network or per replicate)";
+constexpr const char* kTargetHelp =
+    "val_accuracy, test_accuracy, or auto: val_accuracy when every row has one, else "
+    "test_accuracy (benchmarks, plain files)";
+
+void PrintFit(const surrogate::SurrogateFit& fit, const std::string& out) {
+  const auto& r = fit.report;
+  std::cout << "surrogate of " << fit.metadata["space"].get<std::string>() << ": " << r.groups
+            << " architectures (" << r.rows << " rows, label: mean " << r.target << "): train "
+            << r.train << ", valid " << r.valid << ", test " << r.test << "\n";
+  if (r.count_mismatches > 0) {
+    std::cerr << "warning: " << r.count_mismatches
+              << " rows record params or FLOPs that differ from the space's (the features use "
+                 "the space's), e.g. "
+              << r.first_count_mismatch << "\n";
+  }
+  if (r.test == 0) {
+    std::cout << "fitted on every architecture (--holdout 0): no held-out report -> " << out
+              << " (+ .report.json)\n";
+    return;
+  }
+  Table t({"held-out metric", "value"});
+  PrintQuality(r.test_quality, r.flops_baseline_tau, t);
+  t.AddRow({"params-only baseline tau", Metric(r.params_baseline_tau)});
+  for (const auto& p : r.learning_curve) {
+    t.AddRow({"learning curve: tau at " + std::to_string(p.train_rows) + " rows",
+              Metric(p.test_kendall_tau)});
+  }
+  std::cout << t.ToText() << "-> " << out << " (+ .report.json, .parity.svg)\n";
+}
+
 int Fit(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> data_files;
-  std::string space_file, out;
+  std::string space_file, out, holdout = FormatShortest(surrogate::kDefaultHoldout);
   surrogate::SurrogateFitOptions o;
   bool no_curve = false;
-  options.add_options()("data", po::value(&data_files)->multitoken(),
-                        "accuracy CSVs (`dcnas accuracy-data`), one proxy recipe")(
+  options.add_options()("data", po::value(&data_files)->multitoken(), kDataHelp)(
       "space", po::value(&space_file),
       "the space the data was sampled from (embedded in the model)")(
-      "target", po::value(&o.target)->default_value(o.target), "val_accuracy or test_accuracy")(
-      "seed", po::value(&o.seed)->default_value(0), "seed of the split and the ensemble")(
+      "target", po::value(&o.target)->default_value("auto"), kTargetHelp)(
+      "holdout", po::value(&holdout)->default_value(holdout),
+      "fraction of the architectures not fitted on: half early-stop the members, half are the "
+      "test set; 0: fit on all of them (members early-stop on their out-of-bag rows), no test "
+      "report")("seed", po::value(&o.seed)->default_value(0), "seed of the split and the ensemble")(
       "members", po::value(&o.ensemble.members)->default_value(o.ensemble.members),
       "ensemble members (bagged, different seeds)")("no-learning-curve", po::bool_switch(&no_curve),
                                                     "skip the learning curve")(
@@ -50,9 +118,10 @@ int Fit(const Args& args) {
   if (!Parse(args,
              "dcnas surrogate fit --data data.csv [more.csv ...] --space FILE --out model.ubj "
              "[--seed S]",
-             "Fits the XGBoost accuracy surrogate: 80/10/10 split by architecture, early stopping "
-             "on validation, a bagged ensemble; reports held-out RMSE, R^2, Kendall tau, sparse "
-             "tau, top-10% recall, std calibration, a FLOPs-only baseline and a learning curve.",
+             "Fits the XGBoost accuracy surrogate: 80/10/10 split by architecture (--holdout), "
+             "early stopping on validation, a bagged ensemble, features from the space; reports "
+             "held-out RMSE, R^2, Kendall tau, sparse tau, top-10% recall, std calibration, a "
+             "FLOPs-only baseline and a learning curve.",
              options, {}, vm)) {
     return 0;
   }
@@ -60,28 +129,18 @@ int Fit(const Args& args) {
     throw UsageError("surrogate fit: --data, --space and --out are required");
   }
   o.learning_curve = !no_curve;
-  const auto fit = surrogate::FitAccuracySurrogateFiles(space_file, data_files, out, o);
-  const auto& r = fit.report;
-  std::cout << "surrogate of " << fit.metadata["space"].get<std::string>() << ": " << r.groups
-            << " architectures (" << r.rows << " rows): train " << r.train << ", valid " << r.valid
-            << ", test " << r.test << "\n";
-  Table t({"held-out metric", "value"});
-  PrintQuality(r.test_quality, r.flops_baseline_tau, t);
-  t.AddRow({"params-only baseline tau", Metric(r.params_baseline_tau)});
-  for (const auto& p : r.learning_curve) {
-    t.AddRow({"learning curve: tau at " + std::to_string(p.train_rows) + " rows",
-              Metric(p.test_kendall_tau)});
-  }
-  std::cout << t.ToText() << "-> " << out << " (+ .report.json, .parity.svg)\n";
+  o.holdout = ParseFraction(holdout, "holdout");
+  PrintFit(surrogate::FitAccuracySurrogateFiles(space_file, data_files, out, o), out);
   return 0;
 }
 
 int Eval(const Args& args) {
   po::options_description options("options");
   std::string data_file, model, target, parity;
-  options.add_options()("data", po::value(&data_file), "held-out accuracy CSV")(
+  options.add_options()("data", po::value(&data_file),
+                        "held-out accuracy CSV (full or plain encoding,accuracy)")(
       "model", po::value(&model), "surrogate file")(
-      "target", po::value(&target)->default_value("val_accuracy"), "val_accuracy or test_accuracy")(
+      "target", po::value(&target)->default_value("auto"), kTargetHelp)(
       "parity", po::value(&parity), "write a parity chart SVG here");
   po::variables_map vm;
   if (!Parse(args, "dcnas surrogate eval --data held-out.csv --model model.ubj [--parity p.svg]",
@@ -148,6 +207,63 @@ int Predict(const Args& args) {
   return 0;
 }
 
+// The progress line of a long curve: fits done, rate, ETA.
+std::function<void(size_t, size_t)> CurveProgress() {
+  const auto line = StatusLine(/*print_updates_when_piped=*/false);
+  const auto start = std::chrono::steady_clock::now();
+  return [line, start](size_t done, size_t total) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = static_cast<double>(done) / std::max(s, 1e-9);
+    line("surrogate curve: " + std::to_string(done) + "/" + std::to_string(total) + " fits, " +
+             FormatFixed(rate, 2) + "/s, ETA " +
+             FormatFixed(static_cast<double>(total - done) / std::max(rate, 1e-9), 0) + " s",
+         done == total);
+  };
+}
+
+int Curve(const Args& args) {
+  po::options_description options("options");
+  std::vector<std::string> data_files;
+  std::string space_file, out, sizes = "50,100,200,500,1000";
+  surrogate::CurveOptions o;
+  options.add_options()("data", po::value(&data_files)->multitoken(), kDataHelp)(
+      "space", po::value(&space_file), "the space the data's encodings belong to")(
+      "target", po::value(&o.target)->default_value("auto"), kTargetHelp)(
+      "sizes", po::value(&sizes)->default_value(sizes), "architectures to fit on, comma-separated")(
+      "seeds", po::value(&o.seeds)->default_value(o.seeds), "random draws per size")(
+      "seed", po::value(&o.seed)->default_value(0), "base seed of the draws and the ensembles")(
+      "members", po::value(&o.ensemble.members)->default_value(o.ensemble.members),
+      "ensemble members (bagged, different seeds)")(
+      "threads", po::value(&o.threads)->default_value(1),
+      "fits side by side (0: one per core); the results do not depend on it")(
+      "out", po::value(&out), "output directory: curve.csv, curve.txt, curve.svg, curve.json");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas surrogate curve --data data.csv --space FILE --out DIR [--sizes 50,100,...] "
+             "[--seeds 30]",
+             "The surrogate's learning curve on one accuracy file: for each size N and seed, fits "
+             "on N random architectures (every one fitted on, members early-stopping on their "
+             "out-of-bag rows), predicts all the others and reports Kendall tau on them and on "
+             "their top half (above the median label), the params-only and FLOPs-only baselines "
+             "on the same sets, and the label's ceiling from the replicates.",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (data_files.empty() || space_file.empty() || out.empty()) {
+    throw UsageError("surrogate curve: --data, --space and --out are required");
+  }
+  o.sizes = ParseSizes(sizes);
+  if (o.threads == 0)
+    o.threads = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  const space::Space space = space::Space::Load(space_file);
+  const auto data = surrogate::ReadAccuracyFiles(data_files, space);
+  const auto curve = surrogate::ComputeAccuracyCurve(space, data, o, CurveProgress());
+  surrogate::WriteAccuracyCurve(curve, out);
+  std::cout << curve.ToText() << "-> " << out << "/curve.{csv,txt,svg,json}\n";
+  return 0;
+}
+
 }  // namespace
 
 int RunSurrogate(const Args& args) {
@@ -156,7 +272,8 @@ int RunSurrogate(const Args& args) {
       {{"fit", "fit the XGBoost accuracy surrogate to accuracy data, with its held-out report",
         Fit},
        {"eval", "score a surrogate on other accuracy data", Eval},
-       {"predict", "predicted accuracy of encodings", Predict}},
+       {"predict", "predicted accuracy of encodings", Predict},
+       {"curve", "the surrogate's learning curve on one accuracy file (tau against N)", Curve}},
       "");
 }
 

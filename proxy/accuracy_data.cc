@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -22,30 +23,50 @@
 namespace dcnas::proxy {
 namespace {
 
-// Shortest text that reads back as the same double.
-const std::vector<std::string> kColumns = {"space",
-                                           "fingerprint",
-                                           "encoding",
-                                           "depth",
-                                           "width",
-                                           "resolution",
-                                           "proxy_resolution",
-                                           "proxy_width",
-                                           "removed_downsamples",
-                                           "epochs",
-                                           "train_images",
-                                           "batch",
-                                           "optimizer",
-                                           "learning_rate",
-                                           "seed",
-                                           "replicate",
-                                           "val_accuracy",
-                                           "test_accuracy",
-                                           "params",
-                                           "flops",
-                                           "proxy_params",
-                                           "train_time_s",
-                                           "blocks"};
+// Datasets a recipe can name: channels and classes of the images and labels, native size, the
+// training set. Fashion-MNIST: Xiao et al. 2017 (arXiv 1708.07747), 60,000 training images of
+// 28 x 28 x 1, 10 classes; CIFAR-10 and CIFAR-100: Krizhevsky 2009 ("Learning Multiple Layers of
+// Features from Tiny Images"), 50,000 training images of 32 x 32 x 3, 10 and 100 classes.
+const std::vector<DatasetInfo> kDatasets = {
+    {"fashion-mnist", 1, 10, 28, 60000},
+    {"cifar10", 3, 10, 32, 50000},
+    {"cifar100", 3, 100, 32, 50000},
+};
+
+constexpr const char* kUnrecordedKey = "unrecorded";
+
+// The columns of files written before `dataset` and `source`.
+const std::vector<std::string> kLegacyColumns = {"space",
+                                                 "fingerprint",
+                                                 "encoding",
+                                                 "depth",
+                                                 "width",
+                                                 "resolution",
+                                                 "proxy_resolution",
+                                                 "proxy_width",
+                                                 "removed_downsamples",
+                                                 "epochs",
+                                                 "train_images",
+                                                 "batch",
+                                                 "optimizer",
+                                                 "learning_rate",
+                                                 "seed",
+                                                 "replicate",
+                                                 "val_accuracy",
+                                                 "test_accuracy",
+                                                 "params",
+                                                 "flops",
+                                                 "proxy_params",
+                                                 "train_time_s",
+                                                 "blocks"};
+
+// The columns written now: the legacy ones with the recipe's dataset and the rows' source.
+const std::vector<std::string> kColumns = [] {
+  std::vector<std::string> c = kLegacyColumns;
+  c.insert(std::find(c.begin(), c.end(), "learning_rate") + 1, "dataset");
+  c.emplace_back("source");
+  return c;
+}();
 
 double ParseDouble(const std::string& text, const std::string& where, const std::string& column,
                    double min, double max) {
@@ -60,6 +81,21 @@ double ParseDouble(const std::string& text, const std::string& where, const std:
                      FormatShortest(min) + ", " + FormatShortest(max) + "]");
   }
   return v;
+}
+
+// An empty field is NaN (not measured, not recorded); anything else as ParseDouble.
+double ParseOptionalDouble(const std::string& text, const std::string& where,
+                           const std::string& column, double min, double max) {
+  return text.empty() ? std::nan("") : ParseDouble(text, where, column, min, max);
+}
+
+// A number as a CSV field: "" for NaN (not measured).
+std::string FormatOptional(double v) { return std::isnan(v) ? "" : FormatShortest(v); }
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  return s;
 }
 
 int64_t ParseInt(const std::string& text, const std::string& where, const std::string& column,
@@ -81,11 +117,29 @@ std::string ArchKey(const AccuracyRow& r) {
 
 }  // namespace
 
+const std::vector<DatasetInfo>& Datasets() { return kDatasets; }
+
+const DatasetInfo& FindDataset(const std::string& name) {
+  std::vector<std::string> names;
+  for (const DatasetInfo& d : kDatasets) {
+    if (name == d.name) return d;
+    names.emplace_back(d.name);
+  }
+  throw InputError("unknown dataset '" + name + "' (" + Join(names, ", ") + ")");
+}
+
 std::string ProxyRecipe::Key() const {
+  if (!recorded()) return kUnrecordedKey;
   return "r" + std::to_string(resolution) + "_w" + FormatShortest(width) + "_rd" +
          std::to_string(removed_downsamples) + "_e" + std::to_string(epochs) + "_n" +
          std::to_string(train_images) + "_b" + std::to_string(batch) + "_" + optimizer + "_lr" +
-         FormatShortest(learning_rate);
+         FormatShortest(learning_rate) + (dataset == kDefaultDataset ? "" : "_data-" + dataset);
+}
+
+ProxyRecipe ProxyRecipe::Unrecorded() {
+  ProxyRecipe r;
+  r.dataset.clear();
+  return r;
 }
 
 ProxyRecipe ProxyRecipe::WithKey(const std::string& key) const {
@@ -113,6 +167,16 @@ ProxyRecipe ProxyRecipe::WithKey(const std::string& key) const {
     };
     if (part == "sgd" || part == "rmsprop" || part == "adamw") {
       r.optimizer = part;
+    } else if (part.rfind("data-", 0) == 0) {
+      try {
+        r.dataset = FindDataset(part.substr(5)).name;
+      } catch (const InputError& e) {
+        throw InputError("recipe '" + key + "': '" + part + "': " + e.what());
+      }
+    } else if (part == kUnrecordedKey) {
+      throw InputError("recipe '" + key +
+                       "': the accuracy data recorded no recipe (a plain encoding,accuracy "
+                       "file); name one, e.g. r16_e2_n5000");
     } else if (part.rfind("rd", 0) == 0) {
       r.removed_downsamples = static_cast<int>(whole(2, 0, 10, "removed downsamples"));
     } else if (part.rfind("lr", 0) == 0) {
@@ -137,7 +201,7 @@ ProxyRecipe ProxyRecipe::WithKey(const std::string& key) const {
     } else {
       throw InputError("recipe '" + key + "': unknown part '" + part +
                        "' (r<px>, w<width>, rd<n>, e<epochs>, n<images>, b<batch>, "
-                       "sgd|rmsprop|adamw, lr<rate>)");
+                       "sgd|rmsprop|adamw, lr<rate>, data-<dataset>)");
     }
   }
   return r;
@@ -148,39 +212,87 @@ std::string AccuracyRow::JobKey() const {
 }
 
 const std::vector<std::string>& AccuracyColumns() { return kColumns; }
+const std::vector<std::string>& LegacyAccuracyColumns() { return kLegacyColumns; }
 
 std::string AccuracyHeader() { return Join(kColumns, ",") + "\n"; }
 
-std::string FormatAccuracyRow(const AccuracyRow& r) {
-  const std::vector<std::string> fields = {r.space,
-                                           r.fingerprint,
-                                           r.encoding,
-                                           FormatShortest(r.scaling.depth),
-                                           FormatShortest(r.scaling.width),
-                                           FormatShortest(r.scaling.resolution),
-                                           std::to_string(r.recipe.resolution),
-                                           FormatShortest(r.recipe.width),
-                                           std::to_string(r.recipe.removed_downsamples),
-                                           std::to_string(r.recipe.epochs),
-                                           std::to_string(r.recipe.train_images),
-                                           std::to_string(r.recipe.batch),
-                                           r.recipe.optimizer,
-                                           FormatShortest(r.recipe.learning_rate),
-                                           std::to_string(r.seed),
-                                           std::to_string(r.replicate),
-                                           FormatShortest(r.val_accuracy),
-                                           FormatShortest(r.test_accuracy),
-                                           std::to_string(r.params),
-                                           std::to_string(r.flops),
-                                           std::to_string(r.proxy_params),
-                                           FormatShortest(r.train_time_s),
-                                           r.blocks};
-  for (const auto& f : fields) {
+std::string FormatAccuracyRow(const AccuracyRow& r) { return FormatAccuracyRow(r, kColumns); }
+
+std::string FormatAccuracyRow(const AccuracyRow& r, const std::vector<std::string>& columns) {
+  if (!r.recipe.recorded()) {
+    throw InternalError("FormatAccuracyRow: a row without a recipe (plain data) has no full form");
+  }
+  if (&columns == &kLegacyColumns &&
+      (r.recipe.dataset != kDefaultDataset || r.source != kSourceTrained)) {
+    throw InternalError(
+        "FormatAccuracyRow: the legacy columns hold only trained Fashion-MNIST rows");
+  }
+  const std::map<std::string, std::string> by_name = {
+      {"space", r.space},
+      {"fingerprint", r.fingerprint},
+      {"encoding", r.encoding},
+      {"depth", FormatShortest(r.scaling.depth)},
+      {"width", FormatShortest(r.scaling.width)},
+      {"resolution", FormatShortest(r.scaling.resolution)},
+      {"proxy_resolution", std::to_string(r.recipe.resolution)},
+      {"proxy_width", FormatShortest(r.recipe.width)},
+      {"removed_downsamples", std::to_string(r.recipe.removed_downsamples)},
+      {"epochs", std::to_string(r.recipe.epochs)},
+      {"train_images", std::to_string(r.recipe.train_images)},
+      {"batch", std::to_string(r.recipe.batch)},
+      {"optimizer", r.recipe.optimizer},
+      {"learning_rate", FormatShortest(r.recipe.learning_rate)},
+      {"dataset", r.recipe.dataset},
+      {"seed", std::to_string(r.seed)},
+      {"replicate", std::to_string(r.replicate)},
+      {"val_accuracy", FormatOptional(r.val_accuracy)},
+      {"test_accuracy", FormatOptional(r.test_accuracy)},
+      {"params", std::to_string(r.params)},
+      {"flops", std::to_string(r.flops)},
+      {"proxy_params", std::to_string(r.proxy_params)},
+      {"train_time_s", FormatOptional(r.train_time_s)},
+      {"blocks", r.blocks},
+      {"source", r.source}};
+  std::vector<std::string> fields;
+  for (const std::string& c : columns) {
+    const std::string& f = by_name.at(c);
     if (f.find_first_of(",\"\n\r") != std::string::npos) {
       throw InternalError("accuracy row field needs quoting: " + f);
     }
+    fields.push_back(f);
   }
   return Join(fields, ",") + "\n";
+}
+
+double TargetAccuracy(const AccuracyRow& r, const std::string& target) {
+  if (target == "val_accuracy") return r.val_accuracy;
+  if (target == "test_accuracy") return r.test_accuracy;
+  throw InputError("unknown target '" + target + "' (val_accuracy, test_accuracy)");
+}
+
+std::string ResolveTarget(const AccuracyData& data, const std::string& target) {
+  if (data.rows.empty()) throw InputError(data.file + ": no accuracy rows");
+  auto first_without = [&](const std::string& t) -> std::optional<size_t> {
+    for (size_t i = 0; i < data.rows.size(); ++i) {
+      if (std::isnan(TargetAccuracy(data.rows[i], t))) return i;
+    }
+    return std::nullopt;
+  };
+  if (target.empty() || target == "auto") {
+    if (!first_without("val_accuracy")) return "val_accuracy";
+    const auto missing = first_without("test_accuracy");
+    if (!missing) return "test_accuracy";
+    throw InputError(data.file + ":" + std::to_string(*missing + 2) +
+                     ": neither every row's val_accuracy nor every row's test_accuracy is given "
+                     "(the label needs one of them in every row)");
+  }
+  const auto missing = first_without(target);
+  if (missing) {
+    throw InputError(data.file + ":" + std::to_string(*missing + 2) + ": no " + target +
+                     " (a plain file's accuracy and benchmarks' are test_accuracy; leave the "
+                     "target out to use what every row has)");
+  }
+  return target;
 }
 
 space::ProxySettings RecipeProxy(const space::Space& space, const ProxyRecipe& recipe) {
@@ -188,6 +300,11 @@ space::ProxySettings RecipeProxy(const space::Space& space, const ProxyRecipe& r
   proxy.resolution = recipe.resolution;
   proxy.width = recipe.width;
   proxy.removed_downsamples = recipe.removed_downsamples;
+  if (recipe.recorded() && recipe.dataset != kDefaultDataset) {
+    const DatasetInfo& d = FindDataset(recipe.dataset);
+    proxy.in_channels = d.in_channels;
+    proxy.num_classes = d.num_classes;
+  }
   return proxy;
 }
 
@@ -204,6 +321,104 @@ AccuracyData ReadAccuracyData(const std::string& path, const space::Space* space
   return ParseAccuracyData(ReadFile(path), path, space, allow_torn_tail);
 }
 
+namespace {
+
+// The canonical text of `text` in `space` (another encoding of the same network stands for its
+// canonical form: one network, one identity); InputError naming `where` when it does not decode.
+std::string CanonicalText(const space::Space& space, const std::string& text,
+                          const std::string& where) {
+  try {
+    const space::Encoding e = space.FromText(text);
+    space.Decode(e);
+    return space.ToText(space.Canonical(e));
+  } catch (const InputError& e) {
+    throw InputError(where + ": column 'encoding': " + e.what());
+  }
+}
+
+// The plain form: `encoding,accuracy`, one row per network or per replicate.
+void ParsePlainRows(const std::vector<std::string>& lines, const std::vector<std::string>& header,
+                    const std::string& path, const space::Space* space, AccuracyData& data) {
+  const size_t enc_col = header[0] == "encoding" ? 0 : 1;
+  std::map<std::string, int> replicates;
+  for (size_t ln = 1; ln < lines.size(); ++ln) {
+    const std::string where = path + ":" + std::to_string(ln + 1);
+    if (Trim(lines[ln]).empty()) throw InputError(where + ": empty line");
+    if (lines[ln].find('"') != std::string::npos) throw InputError(where + ": quotes not allowed");
+    const std::vector<std::string> f = Split(lines[ln], ',');
+    if (f.size() != 2) {
+      throw InputError(where + ": " + std::to_string(f.size()) +
+                       " fields, the plain form has 2 (encoding,accuracy)");
+    }
+    AccuracyRow r;
+    r.encoding = Trim(f[enc_col]);
+    if (r.encoding.empty()) throw InputError(where + ": column 'encoding': empty");
+    if (space != nullptr) {
+      r.encoding = CanonicalText(*space, r.encoding, where);
+      r.space = space->name();
+      r.fingerprint = space->fingerprint();
+    }
+    r.recipe = ProxyRecipe::Unrecorded();
+    r.source = kSourcePlain;
+    r.replicate = replicates[r.encoding]++;
+    r.val_accuracy = std::nan("");
+    r.test_accuracy = ParseDouble(Trim(f[1 - enc_col]), where, "accuracy", 0.0, 100.0);
+    r.params = r.flops = r.proxy_params = 0;
+    r.train_time_s = std::nan("");
+    data.rows.push_back(std::move(r));
+  }
+}
+
+AccuracyRow ParseFullRow(const std::vector<std::string>& f,
+                         const std::map<std::string, size_t>& col, const std::string& where) {
+  auto get = [&](const std::string& c) -> const std::string& { return f[col.at(c)]; };
+  auto get_or = [&](const std::string& c, const std::string& fallback) {
+    return col.count(c) ? f[col.at(c)] : fallback;
+  };
+  AccuracyRow r;
+  r.space = get("space");
+  r.fingerprint = get("fingerprint");
+  r.encoding = get("encoding");
+  r.scaling.depth = ParseDouble(get("depth"), where, "depth", 0.05, 20.0);
+  r.scaling.width = ParseDouble(get("width"), where, "width", 0.05, 20.0);
+  r.scaling.resolution = ParseDouble(get("resolution"), where, "resolution", 0.05, 20.0);
+  r.recipe.resolution =
+      static_cast<int>(ParseInt(get("proxy_resolution"), where, "proxy_resolution", 8, 4096));
+  r.recipe.width = ParseDouble(get("proxy_width"), where, "proxy_width", 0.01, 16.0);
+  r.recipe.removed_downsamples =
+      static_cast<int>(ParseInt(get("removed_downsamples"), where, "removed_downsamples", 0, 8));
+  r.recipe.epochs = static_cast<int>(ParseInt(get("epochs"), where, "epochs", 1, 100000));
+  r.recipe.train_images = ParseInt(get("train_images"), where, "train_images", 1, 1LL << 40);
+  r.recipe.batch = static_cast<int>(ParseInt(get("batch"), where, "batch", 1, 1 << 20));
+  r.recipe.optimizer = get("optimizer");
+  r.recipe.learning_rate = ParseDouble(get("learning_rate"), where, "learning_rate", 0.0, 100.0);
+  r.recipe.dataset = get_or("dataset", kDefaultDataset);
+  try {
+    FindDataset(r.recipe.dataset);
+  } catch (const InputError& e) {
+    throw InputError(where + ": column 'dataset': " + e.what());
+  }
+  r.seed = static_cast<uint64_t>(ParseInt(get("seed"), where, "seed", 0, INT64_MAX));
+  r.replicate = static_cast<int>(ParseInt(get("replicate"), where, "replicate", 0, 1000));
+  r.val_accuracy = ParseOptionalDouble(get("val_accuracy"), where, "val_accuracy", 0.0, 100.0);
+  r.test_accuracy = ParseOptionalDouble(get("test_accuracy"), where, "test_accuracy", 0.0, 100.0);
+  if (std::isnan(r.val_accuracy) && std::isnan(r.test_accuracy)) {
+    throw InputError(where +
+                     ": columns 'val_accuracy' and 'test_accuracy' both empty (a row "
+                     "needs at least one accuracy)");
+  }
+  r.params = ParseInt(get("params"), where, "params", 0, INT64_MAX);
+  r.flops = ParseInt(get("flops"), where, "flops", 0, INT64_MAX);
+  r.proxy_params = ParseInt(get("proxy_params"), where, "proxy_params", 0, INT64_MAX);
+  r.train_time_s = ParseOptionalDouble(get("train_time_s"), where, "train_time_s", 0.0, 1e9);
+  r.blocks = get("blocks");
+  r.source = get_or("source", kSourceTrained);
+  if (r.source.empty()) throw InputError(where + ": column 'source': empty");
+  return r;
+}
+
+}  // namespace
+
 AccuracyData ParseAccuracyData(const std::string& text, const std::string& path,
                                const space::Space* space, bool allow_torn_tail) {
   if (text.empty()) throw InputError(path + ": empty file (expected the accuracy-data header)");
@@ -217,82 +432,66 @@ AccuracyData ParseAccuracyData(const std::string& text, const std::string& path,
     torn = false;
   }
   if (lines.empty()) throw InputError(path + ": no header line");
-  const std::vector<std::string> header = Split(lines[0], ',');
+  if (torn && lines.size() > 1) {
+    throw InputError(path + ":" + std::to_string(lines.size()) +
+                     ": incomplete last line (a write cut short; `accuracy-data "
+                     "generate --resume` repairs it)");
+  }
+  std::vector<std::string> header = Split(lines[0], ',');
+  for (std::string& h : header) h = Trim(h);
   std::map<std::string, size_t> col;
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const auto& c : kColumns) {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (!col.emplace(header[i], i).second) {
+      throw InputError(path + ":1: column '" + header[i] + "' given twice");
+    }
+  }
+  if (!col.count("space") && col.count("encoding") && col.count("accuracy") && col.size() == 2) {
+    ParsePlainRows(lines, header, path, space, data);
+    return data;
+  }
+  for (const auto& c : kLegacyColumns) {
     if (!col.count(c)) {
       throw InputError(path + ":1: missing column '" + c +
-                       "' (accuracy data needs: " + Join(kColumns, ", ") + ")");
+                       "' (accuracy data needs: " + Join(kColumns, ", ") +
+                       " (dataset and source optional); or the plain form: encoding,accuracy)");
+    }
+  }
+  for (const auto& h : header) {
+    if (std::find(kColumns.begin(), kColumns.end(), h) == kColumns.end()) {
+      throw InputError(path + ":1: unknown column '" + h + "'" + DidYouMean(h, kColumns));
     }
   }
   for (size_t ln = 1; ln < lines.size(); ++ln) {
     const std::string where = path + ":" + std::to_string(ln + 1);
     if (lines[ln].empty()) throw InputError(where + ": empty line");
-    if (torn && ln + 1 == lines.size()) {
-      throw InputError(where +
-                       ": incomplete last line (a write cut short; `accuracy-data "
-                       "generate --resume` repairs it)");
-    }
     if (lines[ln].find('"') != std::string::npos) throw InputError(where + ": quotes not allowed");
     const std::vector<std::string> f = Split(lines[ln], ',');
     if (f.size() != header.size()) {
       throw InputError(where + ": " + std::to_string(f.size()) + " fields, header has " +
                        std::to_string(header.size()));
     }
-    auto get = [&](const std::string& c) -> const std::string& { return f[col[c]]; };
-    AccuracyRow r;
-    r.space = get("space");
-    r.fingerprint = get("fingerprint");
-    r.encoding = get("encoding");
-    r.scaling.depth = ParseDouble(get("depth"), where, "depth", 0.05, 20.0);
-    r.scaling.width = ParseDouble(get("width"), where, "width", 0.05, 20.0);
-    r.scaling.resolution = ParseDouble(get("resolution"), where, "resolution", 0.05, 20.0);
-    r.recipe.resolution =
-        static_cast<int>(ParseInt(get("proxy_resolution"), where, "proxy_resolution", 8, 4096));
-    r.recipe.width = ParseDouble(get("proxy_width"), where, "proxy_width", 0.01, 16.0);
-    r.recipe.removed_downsamples =
-        static_cast<int>(ParseInt(get("removed_downsamples"), where, "removed_downsamples", 0, 8));
-    r.recipe.epochs = static_cast<int>(ParseInt(get("epochs"), where, "epochs", 1, 100000));
-    r.recipe.train_images = ParseInt(get("train_images"), where, "train_images", 1, 1LL << 40);
-    r.recipe.batch = static_cast<int>(ParseInt(get("batch"), where, "batch", 1, 1 << 20));
-    r.recipe.optimizer = get("optimizer");
-    r.recipe.learning_rate = ParseDouble(get("learning_rate"), where, "learning_rate", 0.0, 100.0);
-    r.seed = static_cast<uint64_t>(ParseInt(get("seed"), where, "seed", 0, INT64_MAX));
-    r.replicate = static_cast<int>(ParseInt(get("replicate"), where, "replicate", 0, 1000));
-    r.val_accuracy = ParseDouble(get("val_accuracy"), where, "val_accuracy", 0.0, 100.0);
-    r.test_accuracy = ParseDouble(get("test_accuracy"), where, "test_accuracy", 0.0, 100.0);
-    r.params = ParseInt(get("params"), where, "params", 0, INT64_MAX);
-    r.flops = ParseInt(get("flops"), where, "flops", 0, INT64_MAX);
-    r.proxy_params = ParseInt(get("proxy_params"), where, "proxy_params", 0, INT64_MAX);
-    r.train_time_s = ParseDouble(get("train_time_s"), where, "train_time_s", 0.0, 1e9);
-    r.blocks = get("blocks");
+    AccuracyRow r = ParseFullRow(f, col, where);
     if (space != nullptr) {
       if (r.fingerprint != space->fingerprint()) {
         throw InputError(where + ": encoding of another space (fingerprint " + r.fingerprint +
                          ", space '" + space->name() + "' in " + space->file() + " has " +
                          space->fingerprint() + ")");
       }
-      try {
-        // Another encoding of the same network (e.g. a choice that rounds to the same width)
-        // stands for its canonical form: one network, one identity.
-        const space::Encoding e = space->FromText(r.encoding);
-        space->Decode(e);
-        r.encoding = space->ToText(space->Canonical(e));
-      } catch (const InputError& e) {
-        throw InputError(where + ": column 'encoding': " + e.what());
-      }
+      r.encoding = CanonicalText(*space, r.encoding, where);
     }
     data.rows.push_back(std::move(r));
   }
   return data;
 }
 
-AccuracyAppender::AccuracyAppender(const std::string& path) : log_(AppendLog::Open(path)) {
+AccuracyAppender::AccuracyAppender(const std::string& path)
+    : log_(AppendLog::Open(path)), path_(path), columns_(&kColumns) {
   // A row cut by a kill during its write is cut from the file by Open: its run is retrained.
   const std::string header = AccuracyHeader();
   if (log_.lines().empty()) {
     log_.Append(header.substr(0, header.size() - 1));
+  } else if (log_.lines().front() == Join(kLegacyColumns, ",")) {
+    columns_ = &kLegacyColumns;  // a file written before `dataset` and `source`: kept in its form
   } else if (log_.lines().front() + "\n" != header) {
     throw InputError(path +
                      ":1: not an accuracy-data file of this dcnas (header differs); "
@@ -301,8 +500,44 @@ AccuracyAppender::AccuracyAppender(const std::string& path) : log_(AppendLog::Op
 }
 
 void AccuracyAppender::Append(const AccuracyRow& row) {
-  const std::string line = FormatAccuracyRow(row);
+  if (columns_ == &kLegacyColumns &&
+      (row.recipe.dataset != kDefaultDataset || row.source != kSourceTrained)) {
+    throw InputError(path_ + ": a file without the dataset and source columns takes only trained " +
+                     kDefaultDataset + " rows (this one: " + row.recipe.Key() + ", " + row.source +
+                     ")");
+  }
+  const std::string line = FormatAccuracyRow(row, *columns_);
   log_.Append(line.substr(0, line.size() - 1));
+}
+
+double IntraClassCorrelation(const std::vector<std::vector<double>>& groups) {
+  double n_total = 0.0, sum = 0.0, sum_sq_n = 0.0;
+  size_t k = 0;
+  for (const auto& g : groups) {
+    if (g.size() < 2) continue;
+    k += 1;
+    n_total += static_cast<double>(g.size());
+    sum_sq_n += static_cast<double>(g.size() * g.size());
+    for (double v : g) sum += v;
+  }
+  if (k < 2) return std::nan("");
+  const double grand = sum / n_total;
+  double ss_between = 0.0, ss_within = 0.0;
+  for (const auto& g : groups) {
+    if (g.size() < 2) continue;
+    double m = 0.0;
+    for (double v : g) m += v;
+    m /= static_cast<double>(g.size());
+    ss_between += static_cast<double>(g.size()) * (m - grand) * (m - grand);
+    for (double v : g) ss_within += (v - m) * (v - m);
+  }
+  const auto kd = static_cast<double>(k);
+  const double ms_between = ss_between / (kd - 1.0);
+  const double ms_within = ss_within / (n_total - kd);
+  const double n0 = (n_total - sum_sq_n / n_total) / (kd - 1.0);
+  const double denominator = ms_between + (n0 - 1.0) * ms_within;
+  if (!(denominator > 0.0)) return std::nan("");
+  return (ms_between - ms_within) / denominator;
 }
 
 ReplicateStats ComputeReplicateStats(const AccuracyData& data) {
@@ -310,32 +545,81 @@ ReplicateStats ComputeReplicateStats(const AccuracyData& data) {
   if (data.rows.empty()) return s;
   std::map<std::string, std::map<int, const AccuracyRow*>> by_arch;
   double sum = 0.0, time = 0.0;
+  size_t with_accuracy = 0, with_time = 0;
+  bool all_val = true;
   s.min_accuracy = 100.0;
+  std::set<int> numbers;
   for (const auto& r : data.rows) {
     by_arch[ArchKey(r) + "|" + r.recipe.Key()][r.replicate] = &r;
+    numbers.insert(r.replicate);
+    all_val = all_val && !std::isnan(r.val_accuracy);
+    if (!std::isnan(r.train_time_s)) {
+      time += r.train_time_s;
+      with_time += 1;
+    }
+    if (std::isnan(r.test_accuracy)) continue;
     sum += r.test_accuracy;
-    time += r.train_time_s;
+    with_accuracy += 1;
     s.min_accuracy = std::min(s.min_accuracy, r.test_accuracy);
     s.max_accuracy = std::max(s.max_accuracy, r.test_accuracy);
   }
-  s.mean_accuracy = sum / static_cast<double>(data.rows.size());
-  s.mean_train_time_s = time / static_cast<double>(data.rows.size());
-  std::vector<double> t0, t1, v0, v1;
-  double diff = 0.0;
+  s.mean_accuracy = with_accuracy > 0 ? sum / static_cast<double>(with_accuracy) : std::nan("");
+  s.mean_train_time_s = with_time > 0 ? time / static_cast<double>(with_time) : std::nan("");
+  std::vector<std::vector<double>> test_groups, val_groups;
   for (const auto& [key, reps] : by_arch) {
-    if (!reps.count(0) || !reps.count(1)) continue;
-    t0.push_back(reps.at(0)->test_accuracy);
-    t1.push_back(reps.at(1)->test_accuracy);
-    v0.push_back(reps.at(0)->val_accuracy);
-    v1.push_back(reps.at(1)->val_accuracy);
-    diff += std::abs(t0.back() - t1.back());
+    if (reps.size() < 2) continue;
+    s.architectures += 1;
+    s.max_replicates = std::max(s.max_replicates, static_cast<int>(reps.size()));
+    test_groups.emplace_back();
+    val_groups.emplace_back();
+    for (const auto& [n, row] : reps) {
+      test_groups.back().push_back(row->test_accuracy);
+      val_groups.back().push_back(row->val_accuracy);
+    }
   }
-  s.architectures = t0.size();
-  if (!t0.empty()) {
-    s.test_tau = KendallTau(t0, t1);
-    s.val_tau = KendallTau(v0, v1);
-    s.mean_abs_diff_pp = diff / static_cast<double>(t0.size());
+  // Every pair of replicate numbers (i < j): tau over the architectures that have both.
+  double test_taus = 0.0, val_taus = 0.0, diff = 0.0;
+  size_t test_pairs = 0, val_pairs = 0, diffs = 0;
+  const std::vector<int> reps(numbers.begin(), numbers.end());
+  const bool all_test = std::all_of(data.rows.begin(), data.rows.end(), [](const AccuracyRow& r) {
+    return !std::isnan(r.test_accuracy);
+  });
+  for (size_t i = 0; i < reps.size(); ++i) {
+    for (size_t j = i + 1; j < reps.size(); ++j) {
+      std::vector<double> t0, t1, v0, v1;
+      for (const auto& [key, by_rep] : by_arch) {
+        const auto a = by_rep.find(reps[i]), b = by_rep.find(reps[j]);
+        if (a == by_rep.end() || b == by_rep.end()) continue;
+        t0.push_back(a->second->test_accuracy);
+        t1.push_back(b->second->test_accuracy);
+        v0.push_back(a->second->val_accuracy);
+        v1.push_back(b->second->val_accuracy);
+      }
+      if (t0.size() < 2) continue;
+      s.replicate_pairs += 1;
+      if (all_test) {
+        const double t = KendallTau(t0, t1);
+        if (!std::isnan(t)) {
+          test_taus += t;
+          test_pairs += 1;
+        }
+        for (size_t k = 0; k < t0.size(); ++k) diff += std::abs(t0[k] - t1[k]);
+        diffs += t0.size();
+      }
+      if (all_val) {
+        const double v = KendallTau(v0, v1);
+        if (!std::isnan(v)) {
+          val_taus += v;
+          val_pairs += 1;
+        }
+      }
+    }
   }
+  s.test_tau = test_pairs > 0 ? test_taus / static_cast<double>(test_pairs) : std::nan("");
+  s.val_tau = val_pairs > 0 ? val_taus / static_cast<double>(val_pairs) : std::nan("");
+  s.mean_abs_diff_pp = diffs > 0 ? diff / static_cast<double>(diffs) : std::nan("");
+  s.test_icc = all_test ? IntraClassCorrelation(test_groups) : std::nan("");
+  s.val_icc = all_val ? IntraClassCorrelation(val_groups) : std::nan("");
   return s;
 }
 
@@ -357,6 +641,7 @@ AgreementStats ComputeAgreement(const AccuracyData& a, const AccuracyData& b) {
   const auto ma = means(a);
   const auto mb = means(b);
   std::vector<double> ta, tb, va, vb;
+  bool test_ok = true, val_ok = true;
   for (const auto& [k, v] : ma) {
     const auto it = mb.find(k);
     if (it == mb.end()) continue;
@@ -364,12 +649,14 @@ AgreementStats ComputeAgreement(const AccuracyData& a, const AccuracyData& b) {
     tb.push_back(it->second.first);
     va.push_back(v.second);
     vb.push_back(it->second.second);
+    test_ok = test_ok && !std::isnan(ta.back()) && !std::isnan(tb.back());
+    val_ok = val_ok && !std::isnan(va.back()) && !std::isnan(vb.back());
   }
   AgreementStats s;
   s.architectures = ta.size();
   if (!ta.empty()) {
-    s.test_tau = KendallTau(ta, tb);
-    s.val_tau = KendallTau(va, vb);
+    s.test_tau = test_ok ? KendallTau(ta, tb) : std::nan("");
+    s.val_tau = val_ok ? KendallTau(va, vb) : std::nan("");
   }
   return s;
 }

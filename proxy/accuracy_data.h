@@ -1,8 +1,10 @@
-// Trained accuracy data: one CSV row per finished proxy training of a sampled architecture.
+// Trained accuracy data: one CSV row per finished proxy training of a sampled architecture (or
+// per training a benchmark published: proxy/benchmark_import.h).
 //
 // The file is append-only: a row is written with one write() and fsync'ed, so a killed
-// generation loses at most the runs in flight. The reader is strict (missing columns, NaN or
-// out-of-range accuracies, encodings of another space are errors naming the file and line).
+// generation loses at most the runs in flight. The reader is strict (missing or unknown columns,
+// NaN or out-of-range accuracies, encodings of another space are errors naming the file and
+// line). It also reads the plain form `encoding,accuracy` (one row per network or per replicate).
 // Columns: proxy/README.md, "Accuracy data".
 #pragma once
 
@@ -15,6 +17,20 @@
 
 namespace dcnas::proxy {
 
+// A dataset a recipe trains on: what the trained network takes and predicts. One row per dataset
+// in accuracy_data.cc (kDatasets), each with its source.
+struct DatasetInfo {
+  const char* name;
+  int in_channels;
+  int num_classes;
+  int resolution;        // native image size (px)
+  int64_t train_images;  // the dataset's training set
+};
+inline constexpr const char* kDefaultDataset = "fashion-mnist";
+const std::vector<DatasetInfo>& Datasets();
+// Throws InputError naming `name` and the known datasets when there is no such row.
+const DatasetInfo& FindDataset(const std::string& name);
+
 // The proxy recipe of a run (what, besides the architecture and seed, decides its accuracy).
 struct ProxyRecipe {
   int resolution = 32;          // proxy input resolution before scaling
@@ -24,20 +40,34 @@ struct ProxyRecipe {
   int64_t train_images = 10000;  // training subset (fixed, seed-independent selection)
   int batch = 128;
   std::string optimizer = "sgd";
-  double learning_rate = 0.0;  // 0: the optimizer's default
+  double learning_rate = 0.0;  // 0: the optimizer's default (or not recorded)
+  // The training data (a row of Datasets()); "" only in Unrecorded().
+  std::string dataset = kDefaultDataset;
   bool operator==(const ProxyRecipe&) const = default;
-  std::string Key() const;  // "r32_w0.25_rd1_e3_n10000_b128_sgd_lr0"
-  // Reads the parts of a Key ("r16_e2_n5000": any of them, in any order) over this recipe;
-  // throws InputError naming a part that is not one.
+  // "r32_w0.25_rd1_e3_n10000_b128_sgd_lr0", with "_data-cifar10" when the dataset is not the
+  // default (so every Fashion-MNIST key reads as before); "unrecorded" for Unrecorded().
+  std::string Key() const;
+  // Reads the parts of a Key ("r16_e2_n5000", "data-cifar10": any of them, in any order) over
+  // this recipe; throws InputError naming a part that is not one.
   ProxyRecipe WithKey(const std::string& key) const;
+  // The recipe of rows that recorded none (the plain `encoding,accuracy` form): a recipe of its
+  // own, so such rows never mix with rows of a known recipe.
+  static ProxyRecipe Unrecorded();
+  bool recorded() const { return !dataset.empty(); }
 };
 
 // The space's proxy settings with the recipe's resolution, width and removed downsamples (what a
-// proxy training of the space under `recipe` builds).
+// proxy training of the space under `recipe` builds); for a dataset other than the default, its
+// input channels and classes too.
 space::ProxySettings RecipeProxy(const space::Space& space, const ProxyRecipe& recipe);
 // The other way: the recipe defaults with the space's proxy resolution, width and removed
 // downsamples, what a recipe key given for the space is read over (ProxyRecipe::WithKey).
 ProxyRecipe SpaceRecipe(const space::Space& space);
+
+// Where rows come from: trained by dcnas, read from a plain `encoding,accuracy` file, or imported
+// from a published benchmark ("nas-bench-macro:<SHA-256 of its file>").
+inline constexpr const char* kSourceTrained = "trained";
+inline constexpr const char* kSourcePlain = "plain";
 
 struct AccuracyRow {
   std::string space;        // space name
@@ -46,23 +76,31 @@ struct AccuracyRow {
   space::Scaling scaling;
   ProxyRecipe recipe;
   uint64_t seed = 0;
-  int replicate = 0;           // 0, 1, ...: runs of the same architecture with different seeds
-  double val_accuracy = 0.0;   // percent
-  double test_accuracy = 0.0;  // percent
-  int64_t params = 0;          // full-size network, 1000 classes
-  int64_t flops = 0;           // full-size network, batch 1
-  int64_t proxy_params = 0;    // the trained proxy network
-  double train_time_s = 0.0;
-  std::string blocks;  // block strings, space-separated
+  int replicate = 0;  // 0, 1, ...: runs of the same architecture with different seeds
+  // Percent; NaN where the run has none (an empty field: a benchmark that publishes only test
+  // accuracy, a plain file's one accuracy is read as test_accuracy).
+  double val_accuracy = 0.0;
+  double test_accuracy = 0.0;
+  int64_t params = 0;         // full-size network, 1000 classes (0: not recorded, plain files)
+  int64_t flops = 0;          // full-size network, batch 1 (0: not recorded)
+  int64_t proxy_params = 0;   // the trained proxy network
+  double train_time_s = 0.0;  // NaN: not recorded (an empty field)
+  std::string blocks;         // block strings, space-separated
+  std::string source = kSourceTrained;
 
   // Identity of the run (architecture, scaling, recipe, replicate): resume skips rows it finds.
   std::string JobKey() const;
 };
 
+// The columns this dcnas writes, and those of files written before `dataset` and `source` (read
+// as fashion-mnist and trained; the appender keeps appending to such a file in its own form).
 const std::vector<std::string>& AccuracyColumns();
+const std::vector<std::string>& LegacyAccuracyColumns();
 
-// One CSV line (with '\n') for a row; throws InternalError if a field would need quoting.
+// One CSV line (with '\n') for a row in `columns` (AccuracyColumns() or LegacyAccuracyColumns());
+// throws InternalError if a field would need quoting, or a row the legacy form cannot hold.
 std::string FormatAccuracyRow(const AccuracyRow& row);
+std::string FormatAccuracyRow(const AccuracyRow& row, const std::vector<std::string>& columns);
 std::string AccuracyHeader();  // the header line with '\n'
 
 struct AccuracyData {
@@ -70,8 +108,19 @@ struct AccuracyData {
   std::vector<AccuracyRow> rows;
 };
 
-// Reads an accuracy CSV. With `space` given, every row must carry its fingerprint and decode in
-// it. `allow_torn_tail`: a last line without '\n' (a write cut by a kill) is ignored instead of
+// The label a target names ("val_accuracy" or "test_accuracy"; InputError otherwise).
+double TargetAccuracy(const AccuracyRow& row, const std::string& target);
+// The target to use when none is asked for ("" or "auto"): val_accuracy when every row has one,
+// else test_accuracy when every row has one (benchmarks, plain files). An explicit target must
+// be in every row. InputError naming the file and line of the first row without it.
+std::string ResolveTarget(const AccuracyData& data, const std::string& target = "");
+
+// Reads an accuracy CSV: the full form (AccuracyColumns(), or the legacy columns) or the plain
+// form, a header `encoding,accuracy` and one row per network or per replicate (replicates
+// numbered in file order; recipe Unrecorded(), source "plain", the accuracy as test_accuracy,
+// no validation accuracy, params and FLOPs 0). With `space` given, every row must carry its
+// fingerprint (plain rows take it) and decode in it; encodings are canonicalised.
+// `allow_torn_tail`: a last line without '\n' (a write cut by a kill) is ignored instead of
 // refused. Throws InputError naming the file and line.
 AccuracyData ReadAccuracyData(const std::string& path, const space::Space* space,
                               bool allow_torn_tail = false);
@@ -79,8 +128,6 @@ AccuracyData ReadAccuracyData(const std::string& path, const space::Space* space
 AccuracyData ParseAccuracyData(const std::string& text, const std::string& path,
                                const space::Space* space, bool allow_torn_tail = false);
 
-// Appends rows to an accuracy CSV, durably. Creates the file with its header if missing; on an
-// existing file checks the header and cuts a torn last line (left by a kill during a write).
 // The one proxy recipe of all rows; throws InputError naming the file and line of the first row
 // trained with another recipe (labels of different recipes are not comparable), or for no rows.
 ProxyRecipe RequireOneRecipe(const AccuracyData& data);
@@ -89,29 +136,46 @@ ProxyRecipe RequireOneRecipe(const AccuracyData& data);
 // when the files were trained with different recipes.
 AccuracyData MergeAccuracyData(const std::vector<AccuracyData>& parts);
 
+// Appends rows to an accuracy CSV, durably. Creates the file with its header if missing; on an
+// existing file checks the header and cuts a torn last line (left by a kill during a write).
 class AccuracyAppender {
  public:
   explicit AccuracyAppender(const std::string& path);
   AccuracyAppender(const AccuracyAppender&) = delete;
   AccuracyAppender& operator=(const AccuracyAppender&) = delete;
-  // Writes one row with a single write() and fsync()s the file.
+  // Writes one row with a single write() and fsync()s the file (in the file's own columns: a
+  // file of the legacy form takes only rows it can hold, else InputError).
   void Append(const AccuracyRow& row);
 
  private:
   AppendLog log_;
+  std::string path_;
+  const std::vector<std::string>* columns_ = nullptr;
 };
 
-// Label-noise and proxy-validity statistics of accuracy data.
+// Label-noise and proxy-validity statistics of accuracy data, over all replicates.
 struct ReplicateStats {
-  size_t architectures = 0;       // distinct (encoding, scaling) with >= 2 replicates
-  double test_tau = 0.0;          // Kendall tau between replicates 0 and 1 (test accuracy)
-  double val_tau = 0.0;           // same, validation accuracy
-  double mean_abs_diff_pp = 0.0;  // mean |acc0 - acc1| (test), percentage points
+  size_t architectures = 0;    // distinct (encoding, scaling, recipe) with >= 2 replicates
+  int max_replicates = 0;      // the most replicates of one architecture
+  size_t replicate_pairs = 0;  // pairs of replicate numbers (i < j) the taus average over
+  // Kendall tau between replicates i and j over the architectures that have both, the mean over
+  // all pairs (i < j); NaN when there is no pair (or no validation accuracy).
+  double test_tau = 0.0;
+  double val_tau = 0.0;
+  // One-way random-effects intra-class correlation ICC(1) over the architectures with >= 2
+  // replicates (Shrout and Fleiss 1979; unbalanced groups by the n0 of Snedecor and Cochran):
+  // the share of the label's variance that is the architecture's, not the seed's.
+  double test_icc = 0.0;
+  double val_icc = 0.0;
+  double mean_abs_diff_pp = 0.0;  // mean |acc_i - acc_j| (test) over the pairs, pp
   double mean_accuracy = 0.0;     // test accuracy, mean over rows
   double min_accuracy = 0.0, max_accuracy = 0.0;
-  double mean_train_time_s = 0.0;  // per run
+  double mean_train_time_s = 0.0;  // per run that recorded it; NaN when none did
 };
 ReplicateStats ComputeReplicateStats(const AccuracyData& data);
+// ICC(1) of groups of repeated measurements (groups of fewer than two values are skipped); NaN
+// with fewer than two groups or no spread.
+double IntraClassCorrelation(const std::vector<std::vector<double>>& groups);
 
 // Tau between two data sets on the architectures they share (mean over replicates).
 struct AgreementStats {

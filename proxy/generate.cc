@@ -168,6 +168,11 @@ void AddCounts(const space::Space& space, const Job& job, AccuracyRow& row) {
 
 void ValidateRecipe(const ProxyRecipe& recipe, int jobs) {
   if (jobs < 1 || jobs > 256) throw InputError("--jobs must be in [1, 256]");
+  if (recipe.dataset != kDefaultDataset) {
+    throw InputError("recipe " + recipe.Key() + ": dcnas trains proxies on " + kDefaultDataset +
+                     " only (other datasets' accuracies come from benchmarks: accuracy-data "
+                     "import)");
+  }
   if (recipe.epochs < 1 || recipe.epochs > 1000) throw InputError("--epochs must be in [1, 1000]");
   if (recipe.batch < 1 || recipe.batch > 4096) throw InputError("--batch must be in [1, 4096]");
   if (!(recipe.learning_rate >= 0.0) || recipe.learning_rate > 10.0) {

@@ -1,5 +1,6 @@
 #include "search/objectives.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -96,10 +97,16 @@ class TableLatency : public LatencyObjective {
 
 }  // namespace
 
-ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& column,
-                                  const space::Space& space, double min, bool min_exclusive) {
+namespace {
+
+// ReadObjectiveTable on the file's text; with `average`, a network listed several times (the
+// replicates of an accuracy file) takes the mean of its values instead of needing one value.
+ObjectiveTable ReadTable(const std::string& path, const std::string& file_text,
+                         const std::string& column, const space::Space& space, double min,
+                         bool min_exclusive, bool average) {
   ObjectiveTable table{path, column, {}};
-  std::istringstream in(ReadFile(path));
+  std::unordered_map<std::string, int> counts;
+  std::istringstream in(file_text);
   std::string line;
   int line_no = 0;
   int encoding_col = -1, value_col = -1;
@@ -145,21 +152,61 @@ ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& co
                        ")");
     }
     const auto [it, inserted] = table.values.emplace(canonical, value);
-    if (!inserted && it->second != value) {
+    counts[canonical] += 1;
+    if (!inserted && average) {
+      it->second += value;
+    } else if (!inserted && it->second != value) {
       throw InputError(where + "architecture " + canonical + " listed twice with different " +
                        column + " values");
     }
   }
   if (encoding_col < 0) throw InputError(path + ": empty table (no header)");
   if (table.values.empty()) throw InputError(path + ": no rows");
+  if (average) {
+    for (auto& [canonical, sum] : table.values) sum /= counts[canonical];
+  }
   return table;
+}
+
+// The accuracy column of an accuracy table: `accuracy` (the plain form), or for the full
+// accuracy CSV (proxy/README.md) val_accuracy when every row has one, else test_accuracy (the
+// rule of proxy::ResolveTarget, which the surrogate follows too).
+std::string AccuracyColumn(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line) && Trim(line).empty()) {
+  }
+  std::vector<std::string> header = Split(Trim(line), ',');
+  for (std::string& h : header) h = Trim(h);
+  const auto col = std::find(header.begin(), header.end(), "val_accuracy");
+  if (std::find(header.begin(), header.end(), "accuracy") != header.end() || col == header.end()) {
+    return "accuracy";
+  }
+  const size_t i = static_cast<size_t>(col - header.begin());
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = Split(Trim(line), ',');
+    if (!Trim(line).empty() && (i >= fields.size() || Trim(fields[i]).empty())) {
+      return "test_accuracy";
+    }
+  }
+  return "val_accuracy";
+}
+
+}  // namespace
+
+ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& column,
+                                  const space::Space& space, double min, bool min_exclusive) {
+  return ReadTable(path, ReadFile(path), column, space, min, min_exclusive, false);
 }
 
 std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path,
                                                      const space::Space& space,
                                                      const std::string& sha256) {
-  return std::make_unique<TableAccuracy>(
-      TableLookup(ReadObjectiveTable(path, "accuracy", space, 0.0, false), space, sha256));
+  // The plain form `encoding,accuracy` (one row per network or per replicate) or the full
+  // accuracy CSV; a network's replicates average.
+  const std::string text = ReadFile(path);
+  return std::make_unique<TableAccuracy>(TableLookup(
+      ReadTable(path, text, AccuracyColumn(text), space, 0.0, false, true), space, sha256));
 }
 
 std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path,

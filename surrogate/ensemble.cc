@@ -88,7 +88,24 @@ Ensemble Ensemble::Train(const LabeledView& train, const LabeledView& valid,
     const std::vector<float> y = SelectValues(train.y, rows);
     RegressorParams member = params.member;
     member.seed = seed;
-    members.push_back(Regressor::Train({x.view(), y}, valid, member));
+    if (valid.x.rows > 0 || member.early_stopping_rounds == 0) {
+      members.push_back(Regressor::Train({x.view(), y}, valid, member));
+      continue;
+    }
+    // No validation split: the member early-stops on the rows its resample left out.
+    std::vector<bool> drawn(n, false);
+    for (std::size_t r : rows) drawn[r] = true;
+    std::vector<std::size_t> out_of_bag;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!drawn[i]) out_of_bag.push_back(i);
+    }
+    if (out_of_bag.empty()) {  // every row drawn (only likely for a handful of rows)
+      out_of_bag.resize(n);
+      for (std::size_t i = 0; i < n; ++i) out_of_bag[i] = i;
+    }
+    const Matrix xo = SelectRows(train.x, out_of_bag);
+    const std::vector<float> yo = SelectValues(train.y, out_of_bag);
+    members.push_back(Regressor::Train({x.view(), y}, {xo.view(), yo}, member));
   }
   return Ensemble(std::move(members));
 }

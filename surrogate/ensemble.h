@@ -1,5 +1,6 @@
 // A bagged ensemble of Regressors: K members with different seeds and row resamples, each early
-// stopped on the same validation split. Predictions are the members' mean and standard deviation.
+// stopped on the same validation split (or, without one, on its own out-of-bag rows). Predictions
+// are the members' mean and standard deviation.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,9 @@ std::uint64_t MemberSeed(std::uint64_t seed, int k);
 
 class Ensemble {
  public:
+  // Trains the members, each early-stopping on `valid`; with an empty `valid` (no rows held out),
+  // each member early-stops on its out-of-bag rows instead: the rows its bootstrap did not draw
+  // (about 37% of them) or its subsample left out (all rows when none were left out).
   static Ensemble Train(const LabeledView& train, const LabeledView& valid,
                         const EnsembleParams& params);
 

@@ -14,9 +14,10 @@ sed -n '/kRanges = {/,/^  };/p' "$root/cli/cli.cc" |
 [ "$(wc -l <"$tmp/ranges")" -ge 40 ] || { echo "FAIL range table not read: $(wc -l <"$tmp/ranges") rows"; exit 1; }
 
 commands=("models list" "models summary" "models show" "models export" "sim" "roofline" "sweep"
-  "compare" "calibrate" "space show" "space sample" "space decode" "accuracy-data stats" "search"
+  "compare" "calibrate" "space show" "space sample" "space decode" "accuracy-data stats"
+  "accuracy-data import" "search"
   "search compare" "scale")
-"$dcnas" --help | grep -q "^  surrogate" && commands+=("surrogate fit" "surrogate eval" "surrogate predict")
+"$dcnas" --help | grep -q "^  surrogate" && commands+=("surrogate fit" "surrogate eval" "surrogate predict" "surrogate curve")
 "$dcnas" --help | grep -q "^  train" &&
   commands+=("measure" "train" "accuracy-data generate" "search finalists")
 

@@ -1,12 +1,14 @@
 #include "proxy/accuracy_data.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/text.h"
 
 namespace dcnas::proxy {
 namespace {
@@ -214,6 +216,163 @@ TEST_CASE("replicate statistics: seed-to-seed tau and agreement between proxies"
   const auto g = ComputeAgreement(a, b);
   CHECK(g.architectures == 6);
   CHECK(g.test_tau < -0.8);
+}
+
+TEST_CASE(
+    "replicate statistics use every replicate: taus over all pairs, intra-class correlation") {
+  const space::Space space = space::Space::Load(SpacePath());
+  AccuracyData a{"three.csv", {}};
+  for (int i = 0; i < 5; ++i) {
+    for (int rep = 0; rep < 3; ++rep) {
+      AccuracyRow r = MakeRow(space, 200 + i, rep, 80.0 + i);
+      // Replicate 2 swaps the first two architectures: pairs (0,2) and (1,2) have one
+      // discordant pair of 10, pair (0,1) none.
+      if (rep == 2 && i < 2) r.test_accuracy = 80.0 + (1 - i) + 0.1;
+      r.val_accuracy = r.test_accuracy;
+      a.rows.push_back(r);
+    }
+  }
+  const ReplicateStats s = ComputeReplicateStats(a);
+  CHECK(s.architectures == 5);
+  CHECK(s.max_replicates == 3);
+  CHECK(s.replicate_pairs == 3);
+  CHECK(s.test_tau == Approx((1.0 + 0.8 + 0.8) / 3.0));
+  CHECK(s.val_tau == Approx(s.test_tau));
+  CHECK(s.test_icc > 0.9);
+  CHECK(s.test_icc < 1.0);
+  // ICC(1) by hand: groups {1, 2} and {3, 4}: MSB 4, MSW 0.5, n0 2 -> 3.5 / 4.5.
+  CHECK(IntraClassCorrelation({{1.0, 2.0}, {3.0, 4.0}}) == Approx(3.5 / 4.5));
+  CHECK(IntraClassCorrelation({{1.0, 1.0}, {2.0, 2.0}, {3.0}}) == Approx(1.0));
+  CHECK(std::isnan(IntraClassCorrelation({{1.0, 2.0}})));
+  // Without validation accuracies (a benchmark's test accuracies only): NaN, not an error.
+  for (AccuracyRow& r : a.rows) r.val_accuracy = std::nan("");
+  const ReplicateStats t = ComputeReplicateStats(a);
+  CHECK(std::isnan(t.val_tau));
+  CHECK(std::isnan(t.val_icc));
+  CHECK(t.test_tau == Approx(s.test_tau));
+}
+
+TEST_CASE("the recipe's dataset: default keys unchanged, other datasets add a part") {
+  CHECK(ProxyRecipe{}.Key() == "r32_w0.25_rd1_e3_n10000_b128_sgd_lr0");
+  CHECK(ProxyRecipe{}.dataset == "fashion-mnist");
+  ProxyRecipe c;
+  c.dataset = "cifar10";
+  c.epochs = 50;
+  CHECK(c.Key() == "r32_w0.25_rd1_e50_n10000_b128_sgd_lr0_data-cifar10");
+  CHECK(ProxyRecipe{}.WithKey(c.Key()) == c);
+  CHECK(ProxyRecipe{}.WithKey("e2_data-cifar100").dataset == "cifar100");
+  CHECK_THROWS_WITH(
+      ProxyRecipe{}.WithKey("data-imagenet9"),
+      Catch::Contains("'data-imagenet9'") && Catch::Contains("fashion-mnist, cifar10"));
+  CHECK(ProxyRecipe::Unrecorded().Key() == "unrecorded");
+  CHECK_FALSE(ProxyRecipe::Unrecorded().recorded());
+  CHECK_THROWS_WITH(ProxyRecipe{}.WithKey("unrecorded"), Catch::Contains("recorded no recipe"));
+  CHECK(FindDataset("cifar10").in_channels == 3);
+  CHECK_THROWS_WITH(FindDataset("mnist"), Catch::Contains("unknown dataset 'mnist'"));
+  // The trained network of another dataset takes its channels and classes.
+  const space::Space space = space::Space::Load(SpacePath());
+  CHECK(RecipeProxy(space, c).in_channels == 3);
+  CHECK(RecipeProxy(space, ProxyRecipe{}).in_channels == space.proxy().in_channels);
+  ProxyRecipe c100 = c;
+  c100.dataset = "cifar100";
+  CHECK(RecipeProxy(space, c100).num_classes == 100);
+}
+
+TEST_CASE("dataset and source columns round trip; datasets never mix") {
+  const space::Space space = space::Space::Load(SpacePath());
+  TempFile f;
+  AccuracyRow r = MakeRow(space, 1, 2, 91.5);
+  r.recipe.dataset = "cifar10";
+  r.source = "nas-bench-macro:abc123";
+  r.val_accuracy = std::nan("");
+  r.train_time_s = std::nan("");
+  const AccuracyRow plain_fmnist = MakeRow(space, 2, 0, 70.0);
+  WriteFileAtomic(f.path,
+                  AccuracyHeader() + FormatAccuracyRow(r) + FormatAccuracyRow(plain_fmnist));
+  const AccuracyData d = ReadAccuracyData(f.path, &space);
+  REQUIRE(d.rows.size() == 2);
+  CHECK(d.rows[0].recipe == r.recipe);
+  CHECK(d.rows[0].source == "nas-bench-macro:abc123");
+  CHECK(std::isnan(d.rows[0].val_accuracy));
+  CHECK(d.rows[0].test_accuracy == 91.5);
+  CHECK(std::isnan(d.rows[0].train_time_s));
+  CHECK(d.rows[1].source == "trained");
+  CHECK_THROWS_WITH(RequireOneRecipe(d),
+                    Catch::Contains(":3: trained with recipe") && Catch::Contains("data-cifar10"));
+  // The label: val_accuracy only when every row has one.
+  CHECK(ResolveTarget(d) == "test_accuracy");
+  CHECK_THROWS_WITH(ResolveTarget(d, "val_accuracy"),
+                    Catch::Contains(f.path + ":2: no val_accuracy"));
+  CHECK(ResolveTarget(AccuracyData{"x.csv", {plain_fmnist}}) == "val_accuracy");
+  // A row needs one accuracy; an unknown dataset or column is named.
+  std::string text = AccuracyHeader() + FormatAccuracyRow(r);
+  const std::string both = text.replace(text.find(",,91.5,"), 7, ",,,");
+  WriteFileAtomic(f.path, both);
+  RequireError(f.path, &space, ":2: columns 'val_accuracy' and 'test_accuracy' both empty");
+  std::string unknown = AccuracyHeader() + FormatAccuracyRow(r);
+  unknown.replace(unknown.find(",cifar10,"), 9, ",cifar11,");
+  WriteFileAtomic(f.path, unknown);
+  RequireError(f.path, &space, ":2: column 'dataset': unknown dataset 'cifar11'");
+  WriteFileAtomic(f.path, "note," + AccuracyHeader() + "x," + FormatAccuracyRow(r));
+  RequireError(f.path, &space, ":1: unknown column 'note'");
+}
+
+TEST_CASE("files without dataset and source read as fashion-mnist and trained, and stay so") {
+  const space::Space space = space::Space::Load(SpacePath());
+  TempFile f;
+  const std::string legacy_header = Join(LegacyAccuracyColumns(), ",") + "\n";
+  WriteFileAtomic(f.path, legacy_header + FormatAccuracyRow(MakeRow(space, 1, 0, 80.0),
+                                                            LegacyAccuracyColumns()));
+  const AccuracyData d = ReadAccuracyData(f.path, &space);
+  REQUIRE(d.rows.size() == 1);
+  CHECK(d.rows[0].recipe == ProxyRecipe{});
+  CHECK(d.rows[0].source == "trained");
+  {
+    AccuracyAppender app(f.path);  // appends in the file's own columns
+    app.Append(MakeRow(space, 2, 0, 81.0));
+    AccuracyRow other = MakeRow(space, 3, 0, 82.0);
+    other.recipe.dataset = "cifar10";
+    CHECK_THROWS_WITH(app.Append(other), Catch::Contains("without the dataset and source"));
+  }
+  const std::string text = ReadFile(f.path);
+  CHECK(text.substr(0, legacy_header.size()) == legacy_header);
+  CHECK(ReadAccuracyData(f.path, &space).rows.size() == 2);
+}
+
+TEST_CASE("the plain form encoding,accuracy: one row per network or per replicate") {
+  const space::Space space = space::Space::Load(SpacePath());
+  TempFile f;
+  const std::string a = MakeRow(space, 1, 0, 0).encoding, b = MakeRow(space, 2, 0, 0).encoding;
+  WriteFileAtomic(f.path, "encoding,accuracy\n" + a + ",90.5\n" + b + ",88\n" + a + ",91.5\n");
+  const AccuracyData d = ReadAccuracyData(f.path, &space);
+  REQUIRE(d.rows.size() == 3);
+  CHECK(d.rows[0].encoding == a);
+  CHECK(d.rows[2].replicate == 1);  // the second row of `a`
+  CHECK(d.rows[1].replicate == 0);
+  CHECK(d.rows[0].test_accuracy == 90.5);
+  CHECK(std::isnan(d.rows[0].val_accuracy));
+  CHECK(d.rows[0].recipe == ProxyRecipe::Unrecorded());
+  CHECK(d.rows[0].source == "plain");
+  CHECK(d.rows[0].fingerprint == space.fingerprint());
+  CHECK(ResolveTarget(d) == "test_accuracy");
+  CHECK(ComputeReplicateStats(d).architectures == 1);
+  // Columns in either order; a space canonicalises, without one the text stays as written.
+  WriteFileAtomic(f.path, "accuracy,encoding\n77," + b + "\n");
+  CHECK(ReadAccuracyData(f.path, nullptr).rows.at(0).encoding == b);
+  // A plain file and a file of a recorded recipe do not mix.
+  const AccuracyData full{"full.csv", {MakeRow(space, 3, 0, 80.0)}};
+  CHECK_THROWS_WITH(MergeAccuracyData({full, d}), Catch::Contains("recipe unrecorded"));
+  // Bad rows name the file, line and value.
+  WriteFileAtomic(f.path, "encoding,accuracy\n" + a + ",nan\n");
+  RequireError(f.path, &space, ":2: column 'accuracy': value nan out of range");
+  WriteFileAtomic(f.path, "encoding,accuracy\n" + a + ",101\n");
+  RequireError(f.path, &space, ":2: column 'accuracy'");
+  WriteFileAtomic(f.path, "encoding,accuracy\n" + a + ",90,1\n");
+  RequireError(f.path, &space, ":2: 3 fields");
+  WriteFileAtomic(f.path, "encoding,accuracy\n9_9,90\n");
+  RequireError(f.path, &space, ":2: column 'encoding'");
+  WriteFileAtomic(f.path, "encoding,accuracy,extra\n" + a + ",90,1\n");
+  RequireError(f.path, &space, "missing column 'space'");
 }
 
 }  // namespace

@@ -1,15 +1,20 @@
 #include "surrogate/accuracy_surrogate.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "common/table.h"
 #include "common/text.h"
 #include "models/counts.h"
+#include "tests/surrogate/synthetic_accuracy.h"
 
 namespace dcnas::surrogate {
 namespace {
@@ -22,37 +27,8 @@ std::string SpacePath() {
   return std::string(root ? root : ".") + "/data/search_spaces/dc-accelerator.yaml";
 }
 
-// Synthetic accuracy data: every choice value has its own effect on accuracy (drawn once from a
-// fixed seed), plus a small FLOPs term and noise, so that FLOPs alone rank poorly and the choices
-// rank well.
 proxy::AccuracyData Synthetic(const space::Space& space, int count, uint64_t seed) {
-  std::mt19937_64 effects_rng(1234);
-  std::normal_distribution<double> unit(0.0, 1.0);
-  std::vector<std::vector<double>> effect;
-  for (int c : space.choice_counts()) {
-    effect.emplace_back();
-    for (int v = 0; v < c; ++v) effect.back().push_back(0.6 * unit(effects_rng));
-  }
-  std::mt19937_64 rng(seed);
-  proxy::AccuracyData data;
-  data.file = "synthetic.csv";
-  for (int i = 0; i < count; ++i) {
-    const space::Encoding e = space.Sample(rng);
-    const auto counts = models::CountGraph(space.BuildFull(e, {}, models::BuildOptions{}));
-    double acc = 85.0 + 0.3 * std::log10(static_cast<double>(counts.flops)) + 0.15 * unit(rng);
-    for (size_t j = 0; j < e.size(); ++j) acc += effect[j][static_cast<size_t>(e[j])];
-    proxy::AccuracyRow r;
-    r.space = space.name();
-    r.fingerprint = space.fingerprint();
-    r.encoding = space.ToText(e);
-    r.seed = static_cast<uint64_t>(i);
-    r.val_accuracy = acc;
-    r.test_accuracy = acc;
-    r.params = counts.params;
-    r.flops = counts.flops;
-    data.rows.push_back(r);
-  }
-  return data;
+  return testing::SyntheticAccuracy(space, count, seed);
 }
 
 TEST_CASE("the surrogate beats a FLOPs-only baseline on held-out architectures; file round trip") {
@@ -89,7 +65,8 @@ TEST_CASE("the surrogate beats a FLOPs-only baseline on held-out architectures; 
   const space::FeatureSet f = loaded.Features(es, sc);
   std::vector<float> mean, stddev, mean2(es.size()), std2(es.size());
   loaded.PredictFeatures(f, mean, stddev);
-  fit.ensemble.Predict({f.values.data(), f.rows, f.names.size()}, mean2, std2);
+  PredictAccuracy(fit.ensemble, LabelTransform::kLogError,
+                  {f.values.data(), f.rows, f.names.size()}, mean2, std2);
   CHECK(mean == mean2);
   CHECK(stddev == std2);
 
@@ -131,10 +108,7 @@ TEST_CASE("fitting from files: the data's hash, the report and chart, then the m
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string a = (dir / "a.csv").string(), b = (dir / "b.csv").string();
-  proxy::AccuracyData data = Synthetic(space, 60, 3);
-  for (proxy::AccuracyRow& r : data.rows) {
-    r.val_accuracy = r.test_accuracy = std::min(r.val_accuracy, 99.0);  // the reader's range
-  }
+  const proxy::AccuracyData data = Synthetic(space, 120, 3);  // 12 to test: kMinTestArchitectures
   {
     proxy::AccuracyAppender first(a), second(b);
     for (size_t i = 0; i < data.rows.size(); ++i) (i < 40 ? first : second).Append(data.rows[i]);
@@ -150,7 +124,7 @@ TEST_CASE("fitting from files: the data's hash, the report and chart, then the m
 
   const std::string out = (dir / "m.json").string();
   const SurrogateFit fit = FitAccuracySurrogateFiles(SpacePath(), {a, b}, out, o);
-  CHECK(fit.report.groups == 60);
+  CHECK(fit.report.groups == 120);
   CHECK(fit.metadata["space"] == space.name());
   CHECK(fit.metadata["space_yaml"] == ReadFile(SpacePath()));
   CHECK(fit.metadata["data_sha256"] == Sha256Hex(ReadFile(a) + ReadFile(b)));
@@ -161,6 +135,148 @@ TEST_CASE("fitting from files: the data's hash, the report and chart, then the m
       FitAccuracySurrogateFiles((dir / "none.yaml").string(), {a}, (dir / "n.json").string(), o),
       Contains("none.yaml"));
   fs::remove_all(dir);
+}
+
+std::string TempPath(const std::string& name) {
+  return (fs::temp_directory_path() / ("dcnas-acc-sur-" + std::to_string(::getpid()) + "-" + name))
+      .string();
+}
+
+TEST_CASE("fit and predict see identical features for one encoding, computed from the space") {
+  const std::string yaml = ReadFile(SpacePath());
+  const space::Space space = space::Space::Parse(yaml, SpacePath());
+  proxy::AccuracyData data = Synthetic(space, 120, 5);
+  data.rows[0].params += 12345;  // a wrong count in the file: reported, never a feature
+  const ArchitectureTable t = GroupArchitectures(space, data, "");
+  CHECK(t.target == "val_accuracy");
+  CHECK(t.count_mismatches == 1);
+  CHECK_THAT(t.first_count_mismatch, Contains("synthetic.csv:2: params"));
+  SurrogateFitOptions o;
+  o.ensemble.members = 2;
+  o.learning_curve = false;
+  const SurrogateFit fit = FitAccuracySurrogate(space, yaml, data, "sha", o);
+  CHECK(fit.report.count_mismatches == 1);
+  const std::string path = TempPath("features.ubj");
+  SaveSurrogate(path, fit.ensemble, fit.metadata);
+  const AccuracySurrogate loaded = AccuracySurrogate::Load(path);
+  fs::remove(path);
+  CHECK(loaded.label_transform() == LabelTransform::kLogError);
+  const size_t width = t.features.names.size();
+  CHECK(fit.metadata["feature_names"] == nlohmann::json(t.features.names));
+  // The row the fit saw for the first architecture is the row prediction computes.
+  const space::Encoding e = space.FromText(data.rows[0].encoding);
+  const space::FeatureSet predicted = loaded.Features({e}, {space::Scaling{}});
+  const std::vector<float> fitted(t.features.values.begin(),
+                                  t.features.values.begin() + static_cast<std::ptrdiff_t>(width));
+  CHECK(predicted.values == fitted);
+  // The search's batch path hands in space::AppendFeatures rows built from its own counts: the
+  // same row, predicted the same.
+  space::FeatureSet base;
+  const auto c = models::CountGraph(space.BuildFull(e, {}, models::BuildOptions{}));
+  space::AppendFeatures(space, e, {}, static_cast<double>(c.params), static_cast<double>(c.flops),
+                        base);
+  CHECK(base.values == predicted.values);
+  std::vector<float> m1, s1, m2, s2;
+  loaded.PredictFeatures(base, m1, s1);
+  loaded.PredictFeatures(predicted, m2, s2);
+  CHECK(m1 == m2);
+  CHECK(s1 == s2);
+  CHECK(m1[0] > 50.0F);  // percent, not the log error rate the ensemble was fitted to
+  CHECK(m1[0] < 100.0F);
+}
+
+TEST_CASE("--holdout: 0 fits on every architecture; a test set too small is refused with why") {
+  const std::string yaml = ReadFile(SpacePath());
+  const space::Space space = space::Space::Parse(yaml, SpacePath());
+  const proxy::AccuracyData data = Synthetic(space, 60, 3);
+  SurrogateFitOptions o;
+  o.ensemble.members = 2;
+  o.learning_curve = false;
+  CHECK_THROWS_WITH(
+      FitAccuracySurrogate(space, yaml, data, "", o),
+      Contains("60 architectures with --holdout 0.2 leave 48 to fit on and 6 to test") &&
+          Contains("standard error") && Contains("--holdout 0") &&
+          Contains("hold out at least 0.35"));
+  o.holdout = 0.4;
+  const SurrogateFit held = FitAccuracySurrogate(space, yaml, data, "", o);
+  CHECK(held.report.test >= kMinTestArchitectures);
+  CHECK(held.report.train + held.report.valid + held.report.test == 60);
+  o.holdout = 0.0;
+  const SurrogateFit all = FitAccuracySurrogate(space, yaml, data, "", o);
+  CHECK(all.report.train == 60);
+  CHECK(all.report.valid == 0);
+  CHECK(all.report.test == 0);
+  CHECK(all.parity_svg.empty());
+  CHECK(all.metadata["report"]["test"].is_null());
+  CHECK(all.metadata["report"]["early_stopping"] == "out-of-bag rows");
+  const std::string path = TempPath("all.ubj");
+  SaveSurrogate(path, all.ensemble, all.metadata);
+  const AccuracySurrogate loaded = AccuracySurrogate::Load(path);
+  fs::remove(path);
+  CHECK(std::isnan(loaded.heldout_tau()));
+  CHECK_THROWS_WITH(loaded.RequireUsable(0.3), Contains("--holdout 0") && Contains(path));
+  CHECK_NOTHROW(loaded.RequireUsable(-1.0));
+  o.holdout = 1.0;
+  CHECK_THROWS_WITH(FitAccuracySurrogate(space, yaml, data, "", o), Contains("[0, 1)"));
+}
+
+TEST_CASE("a plain encoding,accuracy file fits like the full form of the same accuracies") {
+  const space::Space space = space::Space::Load(SpacePath());
+  const proxy::AccuracyData data = Synthetic(space, 120, 7);
+  const std::string full = TempPath("full.csv"), plain = TempPath("plain.csv");
+  std::string full_text = proxy::AccuracyHeader(), plain_text = "encoding,accuracy\n";
+  for (const proxy::AccuracyRow& r : data.rows) {
+    full_text += proxy::FormatAccuracyRow(r);
+    plain_text += r.encoding + "," + FormatShortest(r.test_accuracy) + "\n";
+  }
+  WriteFileAtomic(full, full_text);
+  WriteFileAtomic(plain, plain_text);
+  SurrogateFitOptions o;
+  o.ensemble.members = 2;
+  o.learning_curve = false;
+  const std::string yaml = ReadFile(SpacePath());
+  const SurrogateFit a = FitAccuracySurrogate(space, yaml, ReadAccuracyFiles({full}, space), "", o);
+  const SurrogateFit b =
+      FitAccuracySurrogate(space, yaml, ReadAccuracyFiles({plain}, space), "", o);
+  CHECK(a.metadata["target"] == "val_accuracy");
+  CHECK(b.metadata["target"] == "test_accuracy");
+  CHECK(b.metadata["recipe"] == "unrecorded");
+  CHECK(a.report.test_quality.kendall_tau == b.report.test_quality.kendall_tau);
+  CHECK_THROWS_WITH(ReadAccuracyFiles({full, plain}, space), Contains("recipe"));
+  fs::remove(full);
+  fs::remove(plain);
+}
+
+TEST_CASE("the label transform: fitted to the log error rate, predicting percent") {
+  for (const double acc : {45.0, 90.0, 99.5}) {
+    CHECK(FromModelLabel(LabelTransform::kLogError, ToModelLabel(LabelTransform::kLogError, acc)) ==
+          Approx(acc).epsilon(1e-6));
+  }
+  CHECK(std::isfinite(ToModelLabel(LabelTransform::kLogError, 100.0)));
+  CHECK(ToModelLabel(LabelTransform::kLogError, 90.0) >
+        ToModelLabel(LabelTransform::kLogError, 80.0));
+  CHECK(ToModelLabel(LabelTransform::kNone, 80.0) == 80.0F);
+}
+
+TEST_CASE(
+    "the shipped surrogate (fitted before the label transform) loads and predicts as it was") {
+  const char* root = std::getenv("DCNAS_SOURCE_ROOT");
+  const std::string path = std::string(root ? root : ".") + "/data/surrogates/dc-accelerator.ubj";
+  const AccuracySurrogate s = AccuracySurrogate::Load(path);
+  CHECK(s.label_transform() == LabelTransform::kNone);
+  std::mt19937_64 rng(5);
+  const std::vector<space::Encoding> es = {s.space().Sample(rng), s.space().Sample(rng)};
+  std::vector<float> mean, stddev;
+  s.Predict(es, std::vector<space::Scaling>(2), mean, stddev);
+  CHECK(std::isfinite(mean[0]));
+  CHECK(mean[0] > 0.0F);
+  // Raw labels: exactly the ensemble's own mean and std, as before.
+  const space::FeatureSet f = s.Features(es, std::vector<space::Scaling>(2));
+  const Surrogate raw = LoadSurrogate(path);
+  std::vector<float> m2(2), s2(2);
+  raw.ensemble.Predict({f.values.data(), f.rows, f.names.size()}, m2, s2);
+  CHECK(mean == m2);
+  CHECK(stddev == s2);
 }
 
 }  // namespace

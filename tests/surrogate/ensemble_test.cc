@@ -100,6 +100,27 @@ TEST_CASE("Ensemble training is deterministic for a seed", "[surrogate]") {
   CHECK_FALSE(BitIdentical(a.mean, c.mean));
 }
 
+TEST_CASE("Without a validation split each member early-stops on its out-of-bag rows",
+          "[surrogate]") {
+  Fixture f;
+  const sur::LabeledView none{{nullptr, 0, f.train.x.cols}, {}};
+  for (const auto resampling : {sur::Resampling::kBootstrap, sur::Resampling::kSubsample}) {
+    auto params = Params(resampling);
+    params.members = 2;
+    params.member.max_rounds = 2000;
+    const sur::Ensemble e = sur::Ensemble::Train(f.train.view(), none, params);
+    for (const auto& m : e.members()) {
+      CHECK(m.history().stopped_early);
+      CHECK(m.history().rounds_trained < 2000);
+      CHECK_FALSE(m.history().valid_rmse.empty());
+    }
+    const auto a = Predict(e, f.test.x);
+    CHECK(BitIdentical(a.mean,
+                       Predict(sur::Ensemble::Train(f.train.view(), none, params), f.test.x).mean));
+    CHECK(sur::KendallTau(f.test.y, a.mean) > 0.7);
+  }
+}
+
 TEST_CASE("One ensemble predicting from several threads gives the serial answer", "[surrogate]") {
   Fixture f;
   auto params = Params(sur::Resampling::kSubsample);

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# dcnas accuracy-data import | stats and surrogate fit | curve on a generated miniature of
+# NAS-Bench-Macro (never the benchmark itself): the import's rows, recipe and source, its refusals
+# (exit 2 naming the file, key and value, nothing written), both accuracy forms (full and plain
+# encoding,accuracy) in fit, stats and search --accuracy table:, --holdout, and the curve's files.
+set -u
+dcnas="$1"
+# shellcheck source=smoke_lib.sh
+source "$(dirname "$0")/smoke_lib.sh"
+
+# A miniature macro space: two downsampling layers around a stage of two layers that may vanish.
+cat >"$tmp/mini.yaml" <<'YAML'
+format: dcnas-search-space
+version: 1
+name: mini-macro
+network: {resolution: 64, stem_filters: 16, head_filters: 64, activation: relu}
+defaults:
+  se: 0
+  activation: relu
+  op:
+    - {block: skip}
+    - {block: mbconv, expand: 3, kernel: 3}
+    - {block: mbconv, expand: 6, kernel: 5}
+stages:
+  - {stride: 2, filters: 16, repeats: 1, choices: {op: [{block: fused, expand: 1, kernel: 1}, {block: mbconv, expand: 3, kernel: 3}, {block: mbconv, expand: 6, kernel: 5}]}}
+  - {stride: 1, filters: 16, repeats: 2, per_layer: true}
+  - {stride: 2, filters: 32, repeats: 1, choices: {op: [{block: fused, expand: 1, kernel: 1}, {block: mbconv, expand: 3, kernel: 3}, {block: mbconv, expand: 6, kernel: 5}]}}
+YAML
+# 81 keys, 63 networks; keys of one network (x01y and x10y) carry equal values.
+python3 - "$tmp" <<'PY'
+import json, math, random, sys
+out = sys.argv[1]
+rng = random.Random(3)
+bench, net = {}, {}
+for k in range(81):
+    d = [k // 27, (k // 9) % 3, (k // 3) % 3, k % 3]
+    mid = sorted(d[1:3], key=lambda v: v == 0)  # skips move to the stage's end
+    canon = (d[0], mid[0], mid[1], d[3])
+    if canon not in net:
+        base = 80 + 2 * d[0] + 1.5 * sum(1 for v in mid if v) + 0.7 * d[3] + rng.gauss(0, 0.4)
+        acc = [round(base + rng.gauss(0, 0.3), 4) for _ in range(3)]
+        m = sum(acc) / 3
+        net[canon] = {"test_acc": acc, "mean_acc": m,
+                      "std": math.sqrt(sum((a - m) ** 2 for a in acc) / 3),
+                      "params": 100000 + 1000 * k, "flops": 2000000}
+    bench["".join(map(str, d))] = net[canon]
+json.dump(bench, open(out + "/bench.json", "w"))
+b = dict(bench); b["0000"] = dict(b["0000"], test_acc=[float("nan")] * 3)
+json.dump(b, open(out + "/nan.json", "w"))   # Python writes NaN, which is not JSON
+b = dict(bench); b["0100"] = dict(b["0100"], mean_acc=12.5)
+json.dump(b, open(out + "/mean.json", "w"))
+b = dict(bench); b["0100"] = dict(b["0010"], params=1)
+json.dump(b, open(out + "/dup.json", "w"))
+b = dict(bench); b["00003"] = b["0000"]
+json.dump(b, open(out + "/key.json", "w"))
+PY
+imp=(accuracy-data import --format nas-bench-macro --space "$tmp/mini.yaml")
+check "import" 0 "$dcnas" "${imp[@]}" "$tmp/bench.json" --out "$tmp/imp.csv"
+contains "import counts keys and networks" "$tmp/out" "81 keys: 63 networks"
+contains "import names the recipe" "$tmp/out" "r32_w1_rd1_e50_n50000_b256_sgd_lr0_data-cifar10"
+contains "import compares params" "$tmp/out" "of 63 networks' trained-network parameter counts differ"
+if [ "$(wc -l <"$tmp/imp.csv")" -eq $((1 + 63 * 3)) ]; then echo "ok   one row per replicate"; else
+  echo "FAIL rows: $(wc -l <"$tmp/imp.csv")"; fails=$((fails + 1)); fi
+contains "rows carry the dataset and the source" "$tmp/imp.csv" ",cifar10,.*,nas-bench-macro:[0-9a-f]\{64\}$"
+check "import --help lists the formats" 0 "$dcnas" accuracy-data import --help
+contains "formats listed" "$tmp/out" "nas-bench-macro: NAS-Bench-Macro"
+check "import: NaN" 2 "$dcnas" "${imp[@]}" "$tmp/nan.json" --out "$tmp/bad.csv"
+contains "NaN: file and key named" "$tmp/err" "nan.json: byte [0-9]* (in key '0000')"
+check "import: mean disagrees" 2 "$dcnas" "${imp[@]}" "$tmp/mean.json" --out "$tmp/bad.csv"
+contains "mean: key and value named" "$tmp/err" "mean.json: key '0100': .*mean_acc 12.5"
+check "import: one network, two values" 2 "$dcnas" "${imp[@]}" "$tmp/dup.json" --out "$tmp/bad.csv"
+contains "both keys named" "$tmp/err" "keys '0010' and '0100' are one network"
+check "import: a key outside the space" 2 "$dcnas" "${imp[@]}" "$tmp/key.json" --out "$tmp/bad.csv"
+contains "key named" "$tmp/err" "key '00003': 5 digits"
+check "import: unknown format" 2 "$dcnas" accuracy-data import --format nas-bench-201 "$tmp/bench.json" --space "$tmp/mini.yaml" --out "$tmp/bad.csv"
+contains "formats offered" "$tmp/err" "(nas-bench-macro)"
+if [ -e "$tmp/bad.csv" ]; then echo "FAIL a refused import wrote its output"; fails=$((fails + 1)); else
+  echo "ok   refused imports wrote nothing"; fi
+
+check "stats on the import" 0 "$dcnas" accuracy-data stats "$tmp/imp.csv" --space "$tmp/mini.yaml"
+contains "stats: all replicate pairs" "$tmp/out" "3 / 3"
+contains "stats: intra-class correlation" "$tmp/out" "intra-class correlation, test / validation *[01]\.[0-9]* / n/a"
+# The plain form: one row per replicate, from the import.
+python3 - "$tmp/imp.csv" >"$tmp/plain.csv" <<'PY'
+import csv, sys
+print("encoding,accuracy")
+for r in csv.DictReader(open(sys.argv[1])): print(f"{r['encoding']},{r['test_accuracy']}")
+PY
+check "stats on the plain form" 0 "$dcnas" accuracy-data stats "$tmp/plain.csv" --space "$tmp/mini.yaml"
+contains "plain: replicates found" "$tmp/out" "architectures with 2+ replicates  *63"
+
+if "$dcnas" --help | grep -q surrogate; then
+  check "fit: the default holdout leaves too few to test" 2 "$dcnas" surrogate fit --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --out "$tmp/s.ubj"
+  contains "holdout refusal says why" "$tmp/err" "leave .* to test; a test set needs at least 10"
+  check "fit --holdout 0" 0 "$dcnas" surrogate fit --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --out "$tmp/s.ubj" --holdout 0 --members 2
+  contains "fit on all 63" "$tmp/out" "train 63, valid 0, test 0"
+  contains "label is the test accuracy" "$tmp/out" "label: mean test_accuracy"
+  json_ok "report parses" "$tmp/s.ubj.report.json"
+  check "fit --holdout 0.4 on the plain form" 0 "$dcnas" surrogate fit --data "$tmp/plain.csv" --space "$tmp/mini.yaml" --out "$tmp/p.ubj" --holdout 0.4 --members 2 --no-learning-curve
+  contains "plain fit reports tau" "$tmp/out" "Kendall tau"
+  check "fit --holdout nan" 2 "$dcnas" surrogate fit --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --out "$tmp/x.ubj" --holdout nan
+  contains "holdout named" "$tmp/err" "\-\-holdout 'nan'"
+  check "fit: plain and full together" 2 "$dcnas" surrogate fit --data "$tmp/imp.csv" "$tmp/plain.csv" --space "$tmp/mini.yaml" --out "$tmp/x.ubj" --holdout 0
+  contains "recipes named" "$tmp/err" "recipe unrecorded"
+  check "predict with it" 0 "$dcnas" surrogate predict --model "$tmp/s.ubj" 1_1_2_0
+  check "curve" 0 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 20,40 --seeds 3 --members 2 --out "$tmp/curve"
+  contains "curve table" "$tmp/out" "label ceiling"
+  for f in curve.csv curve.txt curve.svg curve.json; do
+    if [ -s "$tmp/curve/$f" ]; then echo "ok   curve wrote $f"; else echo "FAIL curve: no $f"; fails=$((fails + 1)); fi
+  done
+  json_ok "curve json parses" "$tmp/curve/curve.json"
+  check "curve: a size that leaves too few" 2 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 60 --seeds 1 --out "$tmp/c2"
+  contains "size named" "$tmp/err" "size 60"
+  check "curve: bad sizes" 2 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 20,x --out "$tmp/c2"
+fi
+
+# The search takes both forms as its accuracy table.
+for t in imp plain; do
+  check "search --accuracy table: ($t)" 0 "$dcnas" search --space "$tmp/mini.yaml" --accel tpu-v3 --target-ms 15 --accuracy "table:$tmp/$t.csv" --strategy random --budget 20 --references none --out "$tmp/search-$t"
+done
+smoke_finish
