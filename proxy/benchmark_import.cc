@@ -21,15 +21,16 @@ using nlohmann::json;
 
 // NAS-Bench-Macro (Su et al., CVPR 2021; github.com/xiusu/NAS-Bench-Macro, its README's
 // "Training recipe", from train/train.py): CIFAR-10, SGD with momentum 0.9 and weight decay 5e-4,
-// batch 256, a cosine schedule over 50 epochs on the 50,000 training images, input 32 x 32 with
-// a stride-1 stem (in dcnas terms: the first downsampling removed), width 1. The README gives no
-// learning rate: 0 (not recorded).
+// batch 256, a cosine schedule over 50 epochs on the 50,000 training images, input 32 x 32, the
+// network at width 1 with every downsampling it has (its stem has stride 1:
+// data/search_spaces/nas-bench-macro.yaml says so). The README gives no learning rate: 0 (not
+// recorded).
 ProxyRecipe NasBenchMacroRecipe() {
   ProxyRecipe r;
   r.dataset = "cifar10";
   r.resolution = 32;
   r.width = 1.0;
-  r.removed_downsamples = 1;
+  r.removed_downsamples = 0;
   r.epochs = 50;
   r.train_images = FindDataset("cifar10").train_images;
   r.batch = 256;

@@ -57,7 +57,7 @@ PY
 imp=(accuracy-data import --format nas-bench-macro --space "$tmp/mini.yaml")
 check "import" 0 "$dcnas" "${imp[@]}" "$tmp/bench.json" --out "$tmp/imp.csv"
 contains "import counts keys and networks" "$tmp/out" "81 keys: 63 networks"
-contains "import names the recipe" "$tmp/out" "r32_w1_rd1_e50_n50000_b256_sgd_lr0_data-cifar10"
+contains "import names the recipe" "$tmp/out" "r32_w1_rd0_e50_n50000_b256_sgd_lr0_data-cifar10"
 contains "import compares params" "$tmp/out" "of 63 networks' trained-network parameter counts differ"
 if [ "$(wc -l <"$tmp/imp.csv")" -eq $((1 + 63 * 3)) ]; then echo "ok   one row per replicate"; else
   echo "FAIL rows: $(wc -l <"$tmp/imp.csv")"; fails=$((fails + 1)); fi

@@ -112,7 +112,7 @@ TEST_CASE(
   want.batch = 256;
   want.resolution = 32;
   want.width = 1.0;
-  want.removed_downsamples = 1;
+  want.removed_downsamples = 0;
   want.train_images = 50000;
   want.optimizer = "sgd";
   CHECK(RequireOneRecipe(d) == want);
