@@ -466,7 +466,13 @@ struct SearchRun {
           std::min<int64_t>(ask - static_cast<int64_t>(out.size()),
                             options.budget - p.evaluations - static_cast<int64_t>(out.size())));
       const std::vector<Candidate> asked = strategy->Ask(n);
-      if (asked.empty()) break;
+      if (asked.empty()) {
+        if (out.empty() && strategy->pending() == 0) {
+          Stop("strategy " + options.strategy + " proposed no network");
+        }
+        break;
+      }
+      bool added = false;
       for (const Candidate& c : asked) {
         const std::string text = space.ToText(c.encoding);
         if (const auto e = evaluated.find(text); e != evaluated.end()) {
@@ -477,8 +483,11 @@ struct SearchRun {
           flying.emplace(text, c.id);
           out[c.id] = c;
           unsent.push_back(c);
+          added = true;
         }
       }
+      // Only repeats while networks are in flight: wait for their results before asking more.
+      if (!added && !out.empty()) break;
     }
   }
 
