@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/cli.h"
 #include "cli/executor_options.h"
@@ -216,7 +217,8 @@ std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const space
   throw UsageError("unknown --latency '" + a.latency_text + "' (valid: sim, table:FILE, none)");
 }
 
-// The progress line: evaluations, candidates/s (fresh evaluations only), best reward, ETA.
+// The progress line: distinct networks, repeats, candidates/s (fresh evaluations only), best reward,
+// ETA.
 class SearchStatus {
  public:
   void operator()(const search::SearchProgress& p) {
@@ -246,7 +248,7 @@ class SearchStatus {
   int64_t fresh_ = 0;
 };
 
-// --budgets: comma-separated numbers of evaluations, each in [1, 1e9].
+// --budgets: comma-separated numbers of distinct networks, each in [1, 1e9].
 std::vector<int64_t> ParseBudgets(const std::string& text) {
   std::vector<int64_t> budgets;
   for (const std::string& b : SplitList(text)) {
@@ -256,7 +258,7 @@ std::vector<int64_t> ParseBudgets(const std::string& text) {
       if (used != b.size() || v < 1 || v > 1000000000) throw std::invalid_argument(b);
       budgets.push_back(v);
     } catch (const std::exception&) {
-      throw UsageError("--budgets: '" + b + "' is not a number of evaluations in [1, 1e9]");
+      throw UsageError("--budgets: '" + b + "' is not a number of distinct networks in [1, 1e9]");
     }
   }
   return budgets;
@@ -512,17 +514,23 @@ void PrintReferences(const search::SearchResult& result) {
   }
 }
 
+// `dcnas search compare|protocol|finalists ...`: the subcommand's exit code; nothing for a search.
+std::optional<int> RunSearchSubcommand(const Args& args) {
+  using Sub = int (*)(const Args&);
+  static const std::vector<std::pair<std::string, Sub>> kSubcommands = {
+      {"compare", RunSearchCompare},
+      {"protocol", RunSearchProtocol},
+      {"finalists", RunSearchFinalists}};
+  for (const auto& [name, run] : kSubcommands) {
+    if (!args.empty() && args[0] == name) return run(Args(args.begin() + 1, args.end()));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int RunSearch(const Args& args) {
-  if (!args.empty() && args[0] == "compare")
-    return RunSearchCompare(Args(args.begin() + 1, args.end()));
-  if (!args.empty() && args[0] == "finalists") {
-    return RunSearchFinalists(Args(args.begin() + 1, args.end()));
-  }
-  if (!args.empty() && args[0] == "protocol") {
-    return RunSearchProtocol(Args(args.begin() + 1, args.end()));
-  }
+  if (const std::optional<int> rc = RunSearchSubcommand(args)) return *rc;
   po::options_description options("options");
   SearchArgs a;
   AddSearchOptions(options, a);

@@ -7,7 +7,8 @@
 //   RUN_DIR/pareto.svg      every evaluated point, the front, the reference networks and the target
 //   RUN_DIR/best.json       the best-reward architecture's layer graph (models/graph_json.h)
 //   RUN_DIR/best.txt        its encoding, scores, the op each stage chose and its block strings
-//   RUN_DIR/summary.json    configuration, evaluations, the best architecture, the front's size,
+//   RUN_DIR/summary.json    configuration, evaluations (distinct networks), repeats, the best
+//                           architecture, the front's size,
 //                           the references (search/references.h) and the fastest point at least
 //                           as accurate as each
 //
