@@ -217,8 +217,8 @@ std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const space
   throw UsageError("unknown --latency '" + a.latency_text + "' (valid: sim, table:FILE, none)");
 }
 
-// The progress line: distinct networks, repeats, candidates/s (fresh evaluations only), best reward,
-// ETA.
+// The progress line: distinct networks, repeats, candidates/s (fresh evaluations only), best
+// reward, ETA.
 class SearchStatus {
  public:
   void operator()(const search::SearchProgress& p) {

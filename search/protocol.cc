@@ -85,11 +85,23 @@ ProtocolRun RunOne(const space::Space& space, const ObjectiveTable& table,
   return run;
 }
 
+// Quantile (type 7, common/statistics.h) of a sample with +infinity for the misses: past the
+// budget as soon as it would interpolate toward a miss (Quantile itself would give NaN there).
+double QuantileWithMisses(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  if (!std::isfinite(values[lo])) return kInf;
+  if (pos == static_cast<double>(lo) || values[hi] == values[lo]) return values[lo];
+  return std::isfinite(values[hi]) ? Quantile(values, q) : kInf;
+}
+
 ProtocolStat Stat(const std::vector<double>& hits, double total) {
   ProtocolStat s;
-  s.median = Quantile(hits, 0.5);
-  s.q1 = Quantile(hits, 0.25);
-  s.q3 = Quantile(hits, 0.75);
+  s.median = QuantileWithMisses(hits, 0.5);
+  s.q1 = QuantileWithMisses(hits, 0.25);
+  s.q3 = QuantileWithMisses(hits, 0.75);
   s.hit_rate = static_cast<double>(std::count_if(hits.begin(), hits.end(),
                                                  [](double v) { return std::isfinite(v); })) /
                total;

@@ -64,8 +64,9 @@ struct ProtocolRun {
   bool found_top() const { return to_top > 0; }
 };
 
-// Order statistics of one target over a strategy's runs; a run that missed the target counts as
-// +infinity (so a median past the budget is infinite).
+// Order statistics of one target over a strategy's runs (type-7 quantiles); a run that missed the
+// target counts as +infinity, and a quantile that would interpolate toward a miss is +infinity
+// (past the budget).
 struct ProtocolStat {
   double median = 0.0, q1 = 0.0, q3 = 0.0;
   double hit_rate = 0.0;  // runs that found the target within the budget
