@@ -81,26 +81,44 @@ PredictorModel::PredictorModel(const space::Space& space, const PredictorModelOp
   }
 }
 
+void PredictorModel::Add(const space::Encoding& encoding, double target) {
+  if (encoding.size() != offsets_.size()) {
+    throw InternalError("PredictorModel::Add: an encoding of " + std::to_string(encoding.size()) +
+                        " positions for a space of " + std::to_string(offsets_.size()));
+  }
+  x_.push_back(encoding);
+  y_.push_back(target);
+}
+
 void PredictorModel::Fit(const std::vector<space::Encoding>& encodings,
                          const std::vector<double>& targets, std::mt19937_64& rng) {
   if (encodings.empty() || encodings.size() != targets.size()) {
     throw InternalError("PredictorModel::Fit: " + std::to_string(encodings.size()) +
                         " encodings, " + std::to_string(targets.size()) + " targets");
   }
-  const Data d{encodings, targets};
-  const size_t n = encodings.size();
+  x_.clear();
+  y_.clear();
+  for (size_t i = 0; i < encodings.size(); ++i) Add(encodings[i], targets[i]);
+  Refit(rng);
+}
+
+void PredictorModel::Refit(std::mt19937_64& rng) {
+  if (x_.empty()) throw InternalError("PredictorModel::Refit with no result");
+  const Data d{x_, y_};
+  const size_t n = x_.size();
+  const size_t m = std::min(n, kMaxBootstrapSample);
   members_.assign(static_cast<size_t>(options_.members), {});
-  for (size_t m = 0; m < members_.size(); ++m) {
-    Member& member = members_[m];
+  for (size_t k = 0; k < members_.size(); ++k) {
+    Member& member = members_[k];
     member.ridge = options_.kind == PredictorModelKind::kRidge ||
-                   (options_.kind == PredictorModelKind::kMixed && m % 2 == 0);
-    std::vector<size_t> sample(n);
+                   (options_.kind == PredictorModelKind::kMixed && k % 2 == 0);
+    std::vector<size_t> sample(m);
     for (size_t& s : sample) s = static_cast<size_t>(rng() % n);
     if (member.ridge) {
       FitRidge(d, sample, member);
     } else {
       member.tree.clear();
-      Grow(d, sample, 0, n, rng, member.tree);
+      Grow(d, sample, 0, m, rng, member.tree);
     }
   }
   fitted_ = true;

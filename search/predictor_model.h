@@ -14,8 +14,10 @@
 // Ridge is the default: on NAS-Bench-Macro it finds the optimum in about 52 networks (median of
 // 60 seeds, UCB), mixed in 73, trees in 63 (329 with Thompson sampling: a forest's spread on a
 // few dozen results is too wide).
-// Fitting n results costs O(n x positions) per tree level and O(n x features^2 + features^3) per
-// ridge member: ~1 ms for 1,000 results of an 8-position space with 10 members.
+// Each member's bootstrap sample has min(n, kMaxBootstrapSample) results (beyond that an m-out-of-n
+// bootstrap): a refit costs O(m x positions) per tree level and O(m x positions^2 + features^3)
+// per ridge member, ~0.5 ms for 1,000 results of an 8-position space (24 features) with 10 ridge
+// members, ~2 ms for the 45 positions (111 features) of dc-accelerator.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,9 @@ enum class PredictorModelKind { kMixed, kRidge, kTrees };
 std::string PredictorModelName(PredictorModelKind kind);
 PredictorModelKind ParsePredictorModel(const std::string& name);
 
+// The most results in a member's bootstrap sample.
+inline constexpr size_t kMaxBootstrapSample = 256;
+
 struct PredictorModelOptions {
   PredictorModelKind kind = PredictorModelKind::kRidge;
   int members = 10;
@@ -44,10 +49,16 @@ class PredictorModel {
  public:
   PredictorModel(const space::Space& space, const PredictorModelOptions& options);
 
-  // Refits every member on a bootstrap sample (drawn from `rng`) of (encodings, targets).
-  // Encodings must be canonical encodings of the space; at least one result.
+  // Adds one result (a canonical encoding of the space and its target); the prediction changes at
+  // the next Refit.
+  void Add(const space::Encoding& encoding, double target);
+  // Refits every member on its own bootstrap sample (drawn from `rng`) of the results added so far
+  // (at least one).
+  void Refit(std::mt19937_64& rng);
+  // Drops every result, then adds (encodings, targets) and refits.
   void Fit(const std::vector<space::Encoding>& encodings, const std::vector<double>& targets,
            std::mt19937_64& rng);
+  size_t size() const { return x_.size(); }
   // Mean and standard deviation over the members of the prediction for `e` (0 and 0 before the
   // first fit).
   void Predict(const space::Encoding& e, double& mean, double& sd) const;
@@ -81,6 +92,8 @@ class PredictorModel {
   std::vector<size_t> offsets_;  // first one-hot feature of each position
   size_t features_ = 0;
   std::vector<Member> members_;
+  std::vector<space::Encoding> x_;  // the results added
+  std::vector<double> y_;
   bool fitted_ = false;
 };
 

@@ -450,11 +450,13 @@ class PredictorStrategy : public Strategy {
     if (!told_.insert(encoding).second) return;  // a repeat: its result is known
     encodings_.push_back(encoding);
     rewards_.push_back(e.reward);
+    double target = e.reward;
     if (options().prior) {
       std::vector<double> mean, sd;
       CallPrior({encoding}, mean, sd);
-      prior_.push_back(mean[0]);
+      target -= mean[0];
     }
+    model_.Add(encoding, target);
   }
 
  private:
@@ -467,13 +469,11 @@ class PredictorStrategy : public Strategy {
     return e;
   }
 
-  // Fits the model on every distinct told network (the residual of the prior, with one).
+  // Refits the model on every distinct told network (the residual of the prior, with one).
   void Refit() {
-    if (fitted_on_ == encodings_.size()) return;
-    std::vector<double> targets = rewards_;
-    for (size_t i = 0; i < prior_.size(); ++i) targets[i] -= prior_[i];
-    model_.Fit(encodings_, targets, rng());
-    fitted_on_ = encodings_.size();
+    if (fitted_on_ == model_.size()) return;
+    model_.Refit(rng());
+    fitted_on_ = model_.size();
   }
 
   // Mutations of the elite (taken in turn) and random samples, none asked before, no duplicates.
@@ -520,7 +520,6 @@ class PredictorStrategy : public Strategy {
   PredictorModel model_;
   std::vector<space::Encoding> encodings_;  // distinct told networks, in telling order
   std::vector<double> rewards_;
-  std::vector<double> prior_;  // the prior's mean of each (with a prior)
   std::set<space::Encoding> told_;
   std::set<space::Encoding> asked_;
   size_t fitted_on_ = 0;  // results the model was last fitted on
