@@ -96,6 +96,14 @@ Journal Journal::Resume(const std::string& path, const nlohmann::json& header,
         throw InputError(where + "not a search journal (format is not '" +
                          std::string(kJournalFormat) + "')");
       }
+      if (j.value("version", 0) != kJournalVersion) {
+        throw InputError(where + "journal version " + j.value("version", nlohmann::json()).dump() +
+                         ", this dcnas writes version " + std::to_string(kJournalVersion) +
+                         (j.value("version", 0) == 1
+                              ? " (key 'version': version 1 charged every evaluation to the "
+                                "budget, version 2 counts distinct networks; start a new run)"
+                              : " (key 'version')"));
+      }
       const std::string diff = FirstDifference(j, header, {"file"});
       if (!diff.empty()) {
         auto show = [&diff](const nlohmann::json& h) {

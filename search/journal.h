@@ -1,7 +1,12 @@
 // The search journal: an append-only JSONL file, a header line and one line per told result.
 //
-//   {"format":"dcnas-search-journal","version":1,"space":{...},"config":{...}}
+//   {"format":"dcnas-search-journal","version":2,"space":{...},"config":{...}}
 //   {"id":0,"encoding":"1.0.2_...","accuracy":76.1,"latency_ms":2.31,"reward":0.73}
+//
+// One line per distinct network (search/run.h): a proposal of a network evaluated before is not
+// journaled, its answer is re-derived on replay. Version 2 says so (with config.budget_counts
+// "distinct networks"); version 1 journals counted every evaluation against the budget, and
+// Resume refuses them naming the file and the key.
 //
 // Each line is written with one write() as soon as its result is told, so a killed process loses
 // at most the line being written; fsync() groups the lines of up to 50 ms (an OS crash loses at
@@ -22,7 +27,7 @@
 namespace dcnas::search {
 
 inline constexpr const char* kJournalFormat = "dcnas-search-journal";
-inline constexpr int kJournalVersion = 1;
+inline constexpr int kJournalVersion = 2;
 
 struct JournalEntry {
   uint64_t id = 0;
@@ -48,7 +53,8 @@ class Journal {
   // Creates `path` with `header` as its first line; throws InputError when it exists.
   static Journal Create(const std::string& path, const nlohmann::json& header);
   // Opens an existing journal to continue it: the header must equal `header` (except keys named
-  // "file": paths may differ between runs); a torn last line is cut from the file. Fills
+  // "file": paths may differ between runs) and have this version; a torn last line is cut from
+  // the file. Fills
   // `entries` with the journaled results in file order. Throws InputError naming the file and the
   // differing key, or the line that does not parse.
   static Journal Resume(const std::string& path, const nlohmann::json& header,

@@ -11,9 +11,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/kill_point.h"
 #include "common/svg_chart.h"
 #include "common/table.h"
 #include "common/text.h"
@@ -31,13 +33,19 @@ void Validate(const SearchOptions& o) {
     throw InputError("unknown strategy '" + o.strategy + "'" + DidYouMean(o.strategy, names) +
                      " (valid: " + Join(names, ", ") + ")");
   }
-  if (!(o.target_ms > 0.0) || !std::isfinite(o.target_ms)) {
+  if (!o.accuracy_only && (!(o.target_ms > 0.0) || !std::isfinite(o.target_ms))) {
     throw InputError("--target-ms must be a positive latency in milliseconds (got " +
                      nlohmann::json(o.target_ms).dump() + ")");
   }
+  if (o.accuracy_only && o.hard) {
+    throw InputError(
+        "--hard needs a latency: not with --latency none (the reward is the accuracy)");
+  }
   if (o.budget < 1) {
-    throw InputError("--budget must be at least 1 evaluation (got " + std::to_string(o.budget) +
-                     ")");
+    throw InputError("--budget must be at least 1 network (got " + std::to_string(o.budget) + ")");
+  }
+  if (o.prior && o.strategy != "predictor") {
+    throw InputError("--prior applies to strategy predictor only (not " + o.strategy + ")");
   }
   if (o.in_flight < 1 || o.in_flight > 4096) {
     throw InputError("--in-flight must be 1..4096 candidates (got " + std::to_string(o.in_flight) +
@@ -49,10 +57,6 @@ void Validate(const SearchOptions& o) {
   if (o.asynchronous && o.executor == nullptr) {
     throw InputError("an asynchronous search needs workers (--executor mpi)");
   }
-  if (o.asynchronous && o.strategy == "predictor") {
-    throw InputError(
-        "strategy 'predictor' scores pools per round: not with an asynchronous search");
-  }
   if (!std::isfinite(o.w) || o.w > 0.0) {
     throw InputError("--w must be a finite exponent <= 0 (got " + nlohmann::json(o.w).dump() + ")");
   }
@@ -63,12 +67,37 @@ std::string ReferenceLabel(const Reference& r) {
   return r.model + (r.exact || r.encoding.empty() ? "" : " (counterpart)");
 }
 
+// An accuracy-only search (no latency): the accuracy of each network in evaluation order and the
+// best so far (pareto.svg).
+Chart AccuracyChart(const space::Space& space, const SearchOptions& options,
+                    const SearchResult& result) {
+  Chart chart;
+  chart.title = space.name() + ": " + options.strategy + ", seed " + std::to_string(options.seed) +
+                ", " + std::to_string(result.points.size()) +
+                " networks (accuracy only, no latency)";
+  chart.x = {.title = "distinct networks evaluated", .log = false};
+  chart.y = {.title = "accuracy (%)"};
+  ChartSeries all{.label = "evaluated", .color = "#b0b0b0"};
+  ChartSeries best{.label = "best so far", .style = ChartSeries::Style::kLine, .color = "#d55e00"};
+  double top = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < result.points.size(); ++i) {
+    all.x.push_back(static_cast<double>(i + 1));
+    all.y.push_back(result.points[i].accuracy);
+    top = std::max(top, result.points[i].accuracy);
+    best.x.push_back(static_cast<double>(i + 1));
+    best.y.push_back(top);
+  }
+  chart.series = {all, best};
+  return chart;
+}
+
 // All evaluated points, the front, the references and the target (pareto.svg).
 Chart ParetoChart(const space::Space& space, const SearchOptions& options,
                   const SearchResult& result) {
+  if (options.accuracy_only) return AccuracyChart(space, options, result);
   Chart chart;
   chart.title = space.name() + ": " + options.strategy + ", seed " + std::to_string(options.seed) +
-                ", " + std::to_string(result.points.size()) + " evaluations";
+                ", " + std::to_string(result.points.size()) + " networks";
   chart.x = {.title = "simulated latency (ms per batch)", .log = true};
   chart.y = {.title = "accuracy (%)"};
   ChartSeries all{.label = "evaluated", .color = "#b0b0b0"};
@@ -252,8 +281,34 @@ exec::WorkHandler SearchWorker(const space::Space& space, LatencyObjective& late
 }
 
 double SearchReward(const SearchOptions& options, double accuracy, double latency_ms) {
+  if (options.accuracy_only) {
+    if (!std::isfinite(accuracy)) {
+      throw InputError("reward: accuracy " + FormatSignificant(accuracy) + " is not finite");
+    }
+    return accuracy;
+  }
   return options.hard ? HardReward(accuracy, latency_ms, options.target_ms)
                       : MnasReward(accuracy, latency_ms, options.target_ms, options.w);
+}
+
+nlohmann::json StrategyConfig(const std::string& strategy, const StrategyOptions& params) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const std::string& p : StrategyParameters(strategy)) {
+    if (p == "population") j[p] = params.population;
+    if (p == "tournament") j[p] = TournamentSize(params);
+    if (p == "mutations") j[p] = params.mutations;
+    if (p == "start") {
+      j[p] =
+          strategy == "evolution" ? EvolutionStart(params) : params.start.value_or(kPredictorStart);
+    }
+    if (p == "candidates") j[p] = params.candidates;
+    if (p == "elite") j[p] = params.elite;
+    if (p == "ensemble") j[p] = params.model.members;
+    if (p == "model") j[p] = PredictorModelName(params.model.kind);
+    if (p == "acquisition") j[p] = AcquisitionName(params.acquisition);
+    if (p == "kappa" && params.acquisition == Acquisition::kUcb) j[p] = params.kappa;
+  }
+  return j;
 }
 
 nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjective& accuracy,
@@ -261,30 +316,52 @@ nlohmann::json SearchConfig(const SearchOptions& options, const AccuracyObjectiv
   nlohmann::json reward = {{"kind", options.hard ? "hard" : "mnas"},
                            {"target_ms", options.target_ms}};
   if (!options.hard) reward["w"] = options.w;
-  nlohmann::json config = {
-      {"strategy", options.strategy},   {"seed", options.seed}, {"budget", options.budget},
-      {"in_flight", options.in_flight}, {"reward", reward},     {"accuracy", accuracy.Config()},
-      {"latency", latency.Config()}};
+  if (options.accuracy_only) reward = {{"kind", "accuracy"}};
+  nlohmann::json config = {{"strategy", options.strategy},
+                           {"strategy_options", StrategyConfig(options.strategy, options.params)},
+                           {"seed", options.seed},
+                           {"budget", options.budget},
+                           {"budget_counts", "distinct networks"},
+                           {"in_flight", options.in_flight},
+                           {"reward", reward},
+                           {"accuracy", accuracy.Config()},
+                           {"latency", latency.Config()}};
+  if (options.prior) config["prior"] = "accuracy objective";
   if (options.asynchronous) config["asynchronous"] = true;
   return config;
 }
 
 namespace {
 
-// The strategy's options: the seed, and for `predictor` the scores of a pool, the predicted
-// reward and its spread from the accuracy objective's uncertainty.
+class NoLatency : public LatencyObjective {
+ public:
+  double LatencyMs(const space::Encoding& /*e*/) override { return 0.0; }
+  std::unique_ptr<LatencyObjective> Clone() const override { return std::make_unique<NoLatency>(); }
+  nlohmann::json Config() const override { return {{"kind", "none"}}; }
+};
+
+}  // namespace
+
+std::unique_ptr<LatencyObjective> MakeNoLatency() { return std::make_unique<NoLatency>(); }
+
+namespace {
+
+// The strategy's options: the parameters and the seed, and for `predictor` with a prior the
+// predicted reward and its spread from the accuracy objective's uncertainty.
 StrategyOptions MakeStrategyOptions(const SearchOptions& options, AccuracyObjective& accuracy,
                                     LatencyObjective& latency) {
-  StrategyOptions so;
+  StrategyOptions so = options.params;
   so.seed = options.seed;
-  if (options.strategy == "predictor") {
+  so.prior = nullptr;
+  if (options.prior) {
     std::vector<double> m, s;
     if (!accuracy.PredictWithStd({}, m, s)) {
       throw InputError(
-          "strategy 'predictor' needs an accuracy with uncertainty: --accuracy surrogate:FILE");
+          "--prior needs an accuracy objective that predicts with uncertainty (--accuracy "
+          "surrogate:FILE); the predictor learns from any accuracy without it");
     }
-    so.predictor = [&](const std::vector<space::Encoding>& pool, std::vector<double>& mean,
-                       std::vector<double>& std) {
+    so.prior = [&](const std::vector<space::Encoding>& pool, std::vector<double>& mean,
+                   std::vector<double>& std) {
       accuracy.PredictWithStd(pool, mean, std);
       for (size_t i = 0; i < pool.size(); ++i) {
         const double acc = std::max(mean[i], 1e-9);
@@ -330,7 +407,7 @@ struct SearchRun {
       : space(s),
         options(o),
         strategy(std::move(strategy_in)),
-        ask(o.strategy == "predictor" ? kPredictorAskBatch : o.in_flight),
+        ask(o.in_flight),
         progress(progress_in),
         path(std::move(path_in)),
         result{.header = std::move(header)},
@@ -339,32 +416,92 @@ struct SearchRun {
     p.best_reward = -std::numeric_limits<double>::infinity();
   }
 
-  // One told evaluation: the point, the strategy, the best so far and the progress.
-  void Record(const Candidate& c, SearchPoint point) {
-    strategy->Tell(c, {.reward = point.reward, .objectives = {point.accuracy, -point.latency_ms}});
+  bool Done() const { return p.evaluations >= options.budget || !result.stopped.empty(); }
+
+  Evaluation Tellable(const SearchPoint& point) const {
+    if (options.accuracy_only) return {.reward = point.reward, .objectives = {point.accuracy}};
+    return {.reward = point.reward, .objectives = {point.accuracy, -point.latency_ms}};
+  }
+
+  // One told evaluation of a network not evaluated before: the point, the strategy, the best so
+  // far and the progress.
+  void Record(const Candidate& c, SearchPoint point, const std::string& text) {
+    strategy->Tell(c, Tellable(point));
     if (point.reward > p.best_reward) {
       p.best_reward = point.reward;
       result.best = result.points.size();
     }
+    evaluated.emplace(text, result.points.size());
     result.points.push_back(std::move(point));
     ++p.evaluations;
+    in_a_row = 0;
     if (progress) progress(p);
   }
 
-  // Asynchronous search: asks until `ask` candidates are out (or the budget is asked).
+  // A proposal of a network evaluated before (points[earlier]): told the same result, not charged.
+  void Repeat(const Candidate& c, size_t earlier) {
+    strategy->Tell(c, Tellable(result.points[earlier]));
+    ++p.repeats;
+    if (++in_a_row >= kMaxRepeatsInARow && result.stopped.empty()) {
+      Stop(std::to_string(kMaxRepeatsInARow) +
+           " proposals in a row were networks evaluated before (the strategy has converged, or "
+           "the space is exhausted)");
+    }
+    if (progress) progress(p);
+  }
+
+  void Stop(const std::string& why) {
+    result.stopped = "stopped after " + std::to_string(p.evaluations) + " of " +
+                     std::to_string(options.budget) + " distinct networks (the space has about " +
+                     FormatSignificant(space.CanonicalSize()) + "): " + why;
+  }
+
+  // Asynchronous search: asks until `ask` distinct new networks are out (or the budget is out);
+  // repeats of evaluated networks are answered at once, repeats of one in flight when it arrives.
   void TopUp() {
     while (static_cast<int64_t>(out.size()) < ask &&
-           static_cast<int64_t>(strategy->asked()) < options.budget) {
+           p.evaluations + static_cast<int64_t>(out.size()) < options.budget &&
+           result.stopped.empty()) {
       const int n = static_cast<int>(
           std::min<int64_t>(ask - static_cast<int64_t>(out.size()),
-                            options.budget - static_cast<int64_t>(strategy->asked())));
+                            options.budget - p.evaluations - static_cast<int64_t>(out.size())));
       const std::vector<Candidate> asked = strategy->Ask(n);
-      if (asked.empty()) break;
-      for (const Candidate& c : asked) {
-        out[c.id] = c;
-        unsent.push_back(c);
+      if (asked.empty()) {
+        if (out.empty() && strategy->pending() == 0) {
+          Stop("strategy " + options.strategy + " proposed no network");
+        }
+        break;
       }
+      bool added = false;
+      for (const Candidate& c : asked) {
+        const std::string text = space.ToText(c.encoding);
+        if (const auto e = evaluated.find(text); e != evaluated.end()) {
+          Repeat(c, e->second);
+        } else if (const auto f = flying.find(text); f != flying.end()) {
+          waiting[text].push_back(c);
+        } else {
+          flying.emplace(text, c.id);
+          out[c.id] = c;
+          unsent.push_back(c);
+          added = true;
+        }
+      }
+      // Only repeats while networks are in flight: wait for their results before asking more.
+      if (!added && !out.empty()) break;
     }
+  }
+
+  // A network in flight arrived: told, then the repeats that waited for it.
+  void Arrived(const Candidate& c, SearchPoint point) {
+    const std::string text = space.ToText(c.encoding);
+    flying.erase(text);
+    Record(c, std::move(point), text);
+    const auto w = waiting.find(text);
+    if (w != waiting.end()) {
+      for (const Candidate& r : w->second) Repeat(r, evaluated.at(text));
+      waiting.erase(w);
+    }
+    TopUp();
   }
 
   // Keep `ask` candidates out; replay the journal in its (arrival) order, then run.
@@ -382,16 +519,16 @@ struct SearchRun {
       out.erase(it);
       std::erase_if(unsent, [&](const Candidate& u) { return u.id == c.id; });
       ++p.replayed;
-      Record(c, {c.id, c.encoding, e.accuracy, e.latency_ms, e.reward});
-      TopUp();
+      Arrived(c, {c.id, c.encoding, e.accuracy, e.latency_ms, e.reward});
     }
-    if (out.empty() && p.evaluations < options.budget) {
-      throw InternalError("strategy asked for tells with none pending");
+    if (out.empty() && !Done()) {
+      Stop("strategy " + options.strategy + " proposed no network");
+      return;
     }
     RunArrivals(accuracy);
-    if (p.evaluations != options.budget) {
+    if (!Done()) {
       throw InternalError("asynchronous search ended after " + std::to_string(p.evaluations) +
-                          " of " + std::to_string(options.budget) + " evaluations");
+                          " of " + std::to_string(options.budget) + " networks");
     }
   }
 
@@ -427,31 +564,47 @@ struct SearchRun {
           point.reward = SearchReward(options, point.accuracy, point.latency_ms);
           journal.Append(
               {c.id, space.ToText(c.encoding), point.accuracy, point.latency_ms, point.reward});
-          Record(c, std::move(point));
-          TopUp();
+          KillPoint("search.journaled");
+          Arrived(c, std::move(point));
         });
   }
 
-  // Rounds to the budget: each asks `ask` candidates, replays what the journal holds, scores the
-  // rest and tells them all in asking order.
+  // Rounds to the budget: each asks up to `ask` candidates, answers the repeats, replays what the
+  // journal holds of the new networks, scores the rest and tells them all in asking order.
   void RunRounds(Scorer& scorer, AccuracyObjective& accuracy) {
-    while (p.evaluations < options.budget) {
+    while (!Done()) {
       const int n = static_cast<int>(std::min<int64_t>(ask, options.budget - p.evaluations));
       const std::vector<Candidate> candidates = strategy->Ask(n);
-      if (candidates.empty()) throw InternalError("strategy asked for tells with none pending");
-      // Score what the journal does not hold (after checking what it holds), then tell every
-      // candidate in asking order.
-      const size_t replay = std::min(candidates.size(), journaled.size() - next);
-      CheckReplay(candidates, replay);
-      const std::vector<Candidate> fresh(candidates.begin() + static_cast<std::ptrdiff_t>(replay),
-                                         candidates.end());
+      if (candidates.empty()) {
+        if (strategy->pending() > 0) throw InternalError("strategy waits for tells in a round");
+        Stop("strategy " + options.strategy + " proposed no network");
+        break;
+      }
+      // The new networks: first proposals of networks not evaluated before.
+      std::vector<std::string> texts;
+      std::vector<size_t> fresh_at;
+      std::set<std::string> in_round;
+      for (size_t k = 0; k < candidates.size(); ++k) {
+        texts.push_back(space.ToText(candidates[k].encoding));
+        if (evaluated.count(texts[k]) == 0 && in_round.insert(texts[k]).second) {
+          fresh_at.push_back(k);
+        }
+      }
+      const size_t replay = std::min(fresh_at.size(), journaled.size() - next);
+      CheckReplay(candidates, fresh_at, replay);
+      std::vector<Candidate> fresh;
+      for (size_t f = replay; f < fresh_at.size(); ++f) fresh.push_back(candidates[fresh_at[f]]);
       std::vector<double> fresh_accuracy, fresh_latency;
       scorer.Score(fresh, accuracy, fresh_accuracy, fresh_latency);
+      size_t f = 0;
       for (size_t k = 0; k < candidates.size(); ++k) {
         const Candidate& c = candidates[k];
+        if (const auto e = evaluated.find(texts[k]); e != evaluated.end()) {
+          Repeat(c, e->second);
+          continue;
+        }
         SearchPoint point{c.id, c.encoding, 0.0, 0.0, 0.0};
-        const std::string text = space.ToText(c.encoding);
-        if (k < replay) {
+        if (f < replay) {
           const JournalEntry& e = journaled[next];
           point.accuracy = e.accuracy;
           point.latency_ms = e.latency_ms;
@@ -459,25 +612,29 @@ struct SearchRun {
           ++next;
           ++p.replayed;
         } else {
-          point.accuracy = fresh_accuracy[k - replay];
-          point.latency_ms = fresh_latency[k - replay];
+          point.accuracy = fresh_accuracy[f - replay];
+          point.latency_ms = fresh_latency[f - replay];
           point.reward = SearchReward(options, point.accuracy, point.latency_ms);
-          journal.Append({c.id, text, point.accuracy, point.latency_ms, point.reward});
+          journal.Append({c.id, texts[k], point.accuracy, point.latency_ms, point.reward});
+          KillPoint("search.journaled");
         }
-        Record(c, std::move(point));
+        ++f;
+        Record(c, std::move(point), texts[k]);
       }
     }
   }
 
-  // The first `replay` candidates of a round must be the journal's next results.
-  void CheckReplay(const std::vector<Candidate>& candidates, size_t replay) const {
-    for (size_t k = 0; k < replay; ++k) {
-      const JournalEntry& e = journaled[next + k];
-      const std::string text = space.ToText(candidates[k].encoding);
-      if (e.id != candidates[k].id || e.encoding != text) {
-        throw InputError(path + ":" + std::to_string(next + k + 2) +
+  // The first `replay` new networks of a round must be the journal's next results.
+  void CheckReplay(const std::vector<Candidate>& candidates, const std::vector<size_t>& fresh_at,
+                   size_t replay) const {
+    for (size_t f = 0; f < replay; ++f) {
+      const Candidate& c = candidates[fresh_at[f]];
+      const JournalEntry& e = journaled[next + f];
+      const std::string text = space.ToText(c.encoding);
+      if (e.id != c.id || e.encoding != text) {
+        throw InputError(path + ":" + std::to_string(next + f + 2) +
                          ": journal does not match this configuration: the search asks for " +
-                         text + " (id " + std::to_string(candidates[k].id) + "), the journal has " +
+                         text + " (id " + std::to_string(c.id) + "), the journal has " +
                          e.encoding + " (id " + std::to_string(e.id) + ")");
       }
     }
@@ -494,9 +651,14 @@ struct SearchRun {
   Journal journal;
   size_t next = 0;  // journaled results replayed so far
   SearchProgress p;
-  // Asynchronous search: the candidates out (by id), and those not yet sent to a worker.
+  std::unordered_map<std::string, size_t> evaluated;  // canonical text -> index into points
+  int64_t in_a_row = 0;                               // repeats since the last new network
+  // Asynchronous search: the new networks out (by id), those not yet sent to a worker, the text
+  // of each in flight, and the repeats of a network in flight that wait for its result.
   std::map<uint64_t, Candidate> out;
   std::deque<Candidate> unsent;
+  std::unordered_map<std::string, uint64_t> flying;
+  std::unordered_map<std::string, std::vector<Candidate>> waiting;
 };
 
 // The front over distinct encodings (the first evaluation of each), by latency; the references
@@ -511,10 +673,13 @@ void Conclude(const space::Space& space, const SearchOptions& options, AccuracyO
     distinct.push_back(i);
     objectives.push_back({result.points[i].accuracy, -result.points[i].latency_ms});
   }
+  if (result.points.empty()) throw InternalError("a search ended with no network evaluated");
   for (size_t k : ParetoFront(objectives)) result.front.push_back(distinct[k]);
   std::stable_sort(result.front.begin(), result.front.end(), [&](size_t a, size_t b) {
     return result.points[a].latency_ms < result.points[b].latency_ms;
   });
+  // References are measured by their speed: an accuracy-only search has none.
+  if (options.accuracy_only) return;
   result.references = ScoreReferences(space, options.references, accuracy, latency);
   std::vector<double> accuracies, latencies;
   for (const SearchPoint& point : result.points) {
@@ -546,6 +711,7 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
   run.journal.Sync();
   SearchResult& result = run.result;
   result.replayed = run.p.replayed;
+  result.repeats = run.p.repeats;
   Conclude(space, options, accuracy, latency, result);
   WriteSearchOutputs(space, options, result, run_dir);
   return std::move(result);
@@ -554,14 +720,17 @@ SearchResult RunSearch(const space::Space& space, const SearchOptions& options,
 void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
                         const SearchResult& result, const std::string& run_dir) {
   const std::filesystem::path dir(run_dir);
+  // An accuracy-only search has no latency column (its front: the most accurate networks).
+  const bool lat = !options.accuracy_only;
   std::ostringstream csv;
-  csv << "accuracy,latency_ms,reward,params,flops,encoding,blocks\n";
+  csv << (lat ? "accuracy,latency_ms," : "accuracy,") << "reward,params,flops,encoding,blocks\n";
   for (size_t i : result.front) {
     const SearchPoint& p = result.points[i];
     const models::OpCounts counts = models::CountGraph(space.BuildFull(p.encoding, {}, {}));
-    csv << FormatShortestReal(p.accuracy) << "," << FormatShortestReal(p.latency_ms) << ","
-        << FormatShortestReal(p.reward) << "," << counts.params << "," << counts.flops << ","
-        << space.ToText(p.encoding) << "," << Join(space.Decode(p.encoding).blocks, " ") << "\n";
+    csv << FormatShortestReal(p.accuracy) << ","
+        << (lat ? FormatShortestReal(p.latency_ms) + "," : "") << FormatShortestReal(p.reward)
+        << "," << counts.params << "," << counts.flops << "," << space.ToText(p.encoding) << ","
+        << Join(space.Decode(p.encoding).blocks, " ") << "\n";
   }
   WriteFileAtomic((dir / "pareto.csv").string(), csv.str());
   WriteFileAtomic((dir / "pareto.svg").string(), RenderSvg(ParetoChart(space, options, result)));
@@ -574,11 +743,14 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
   const models::OpCounts counts = models::CountGraph(space.BuildFull(best.encoding, {}, {}));
   WriteFileAtomic((dir / "best.json").string(), models::GraphToJsonString(graph));
   std::ostringstream txt;
-  txt << "best of " << result.points.size() << " evaluations (" << options.strategy << ", seed "
-      << options.seed << ") in " << space.name() << "\n"
-      << "encoding   " << space.ToText(best.encoding) << " (id " << best.id << ")\n"
+  txt << "best of " << result.points.size() << " distinct networks (" << options.strategy
+      << ", seed " << options.seed << "; " << result.repeats
+      << " repeat proposals answered from earlier results) in " << space.name() << "\n";
+  if (!result.stopped.empty()) txt << result.stopped << "\n";
+  txt << "encoding   " << space.ToText(best.encoding) << " (id " << best.id << ")\n"
       << "reward     " << FormatShortestReal(best.reward) << "\naccuracy   "
-      << FormatShortestReal(best.accuracy) << "\nlatency_ms " << FormatShortestReal(best.latency_ms)
+      << FormatShortestReal(best.accuracy) << "\nlatency_ms "
+      << (lat ? FormatShortestReal(best.latency_ms) : "- (accuracy only: --latency none)")
       << "\nparams     " << counts.params << "\nflops      " << counts.flops
       << "\n\nops per stage:\n";
   for (size_t s = 0; s < decoded.stage_ops.size(); ++s) {
@@ -609,22 +781,24 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
   }
   WriteFileAtomic((dir / "best.txt").string(), txt.str());
 
-  const nlohmann::json summary = {{"format", "dcnas-search-summary"},
-                                  {"space", result.header["space"]},
-                                  {"config", result.header["config"]},
-                                  {"evaluations", result.points.size()},
-                                  {"pareto_size", result.front.size()},
-                                  {"best",
-                                   {{"id", best.id},
-                                    {"encoding", space.ToText(best.encoding)},
-                                    {"reward", best.reward},
-                                    {"accuracy", best.accuracy},
-                                    {"latency_ms", best.latency_ms},
-                                    {"params", counts.params},
-                                    {"flops", counts.flops},
-                                    {"stage_ops", decoded.stage_ops},
-                                    {"blocks", decoded.blocks}}},
-                                  {"references", ReferencesJson(result, space)}};
+  nlohmann::json summary = {{"format", "dcnas-search-summary"},
+                            {"space", result.header["space"]},
+                            {"config", result.header["config"]},
+                            {"evaluations", result.points.size()},
+                            {"repeats", result.repeats},
+                            {"pareto_size", result.front.size()},
+                            {"best",
+                             {{"id", best.id},
+                              {"encoding", space.ToText(best.encoding)},
+                              {"reward", best.reward},
+                              {"accuracy", best.accuracy},
+                              {"latency_ms", lat ? nlohmann::json(best.latency_ms) : nullptr},
+                              {"params", counts.params},
+                              {"flops", counts.flops},
+                              {"stage_ops", decoded.stage_ops},
+                              {"blocks", decoded.blocks}}},
+                            {"references", ReferencesJson(result, space)}};
+  if (!result.stopped.empty()) summary["stopped"] = result.stopped;
   WriteFileAtomic((dir / "summary.json").string(), summary.dump(1) + "\n");
 }
 

@@ -18,10 +18,10 @@
 namespace dcnas::search {
 namespace {
 
-// Predictor-guided search mutates the best few told encodings into half of its pool.
-constexpr size_t kPredictorElite = 8;
-// NSGA-II redraws a child evaluated before this many times before keeping it.
+// Evolution and NSGA-II breed a child again this many times when it was asked before.
 constexpr int kChildRetries = 10;
+// The predictor's candidates: this share are random samples, the rest mutations of the elite.
+constexpr double kPredictorRandomShare = 0.1;
 
 // A uniform index in [0, n).
 size_t Uniform(std::mt19937_64& rng, size_t n) { return static_cast<size_t>(rng() % n); }
@@ -30,6 +30,14 @@ size_t Uniform(std::mt19937_64& rng, size_t n) { return static_cast<size_t>(rng(
 // specified bit for bit across standard libraries).
 double Unit(std::mt19937_64& rng) {
   return static_cast<double>(rng() >> 11U) * (1.0 / 9007199254740992.0);
+}
+
+// A standard normal draw (Box-Muller on two Unit draws; std::normal_distribution is not specified
+// bit for bit either).
+double StandardNormal(std::mt19937_64& rng) {
+  const double u1 = 1.0 - Unit(rng);  // (0, 1]
+  const double u2 = Unit(rng);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
 }
 
 void CheckObjectives(const std::vector<std::vector<double>>& objectives) {
@@ -120,14 +128,21 @@ class EvolutionStrategy : public Strategy {
 
  protected:
   std::vector<space::Encoding> Propose(int n) override {
+    const auto start = static_cast<uint64_t>(EvolutionStart(options()));
     std::vector<space::Encoding> out;
     for (int i = 0; i < n; ++i) {
-      if (next_id() + static_cast<uint64_t>(i) < static_cast<uint64_t>(options().population) ||
-          population_.empty()) {
-        out.push_back(RandomDistinct());
+      space::Encoding e;
+      if (next_id() + static_cast<uint64_t>(i) < start || population_.empty()) {
+        e = RandomDistinct();
       } else {
-        out.push_back(space().Mutate(Tournament(), options().mutations, rng()));
+        e = space().Mutate(Tournament(), options().mutations, rng());
+        for (int retry = 0; retry < kChildRetries && seen_.count(e) > 0; ++retry) {
+          e = space().Mutate(Tournament(), options().mutations, rng());
+        }
+        if (seen_.count(e) > 0) e = RandomDistinct();
       }
+      seen_.insert(e);
+      out.push_back(std::move(e));
     }
     return out;
   }
@@ -142,14 +157,13 @@ class EvolutionStrategy : public Strategy {
     for (int retry = 0; retry < options().random_retries && seen_.count(e) > 0; ++retry) {
       e = space().Sample(rng());
     }
-    seen_.insert(e);
     return e;
   }
   // The best of `tournament` members drawn without replacement (partial Fisher-Yates); the
   // earliest drawn wins ties.
   const space::Encoding& Tournament() {
     const size_t size = population_.size();
-    const size_t s = std::min(size, static_cast<size_t>(options().tournament));
+    const size_t s = std::min(size, static_cast<size_t>(TournamentSize(options())));
     std::vector<size_t> idx(size);
     std::iota(idx.begin(), idx.end(), size_t{0});
     size_t best = size;
@@ -160,7 +174,7 @@ class EvolutionStrategy : public Strategy {
     return population_[best].first;
   }
   std::deque<std::pair<space::Encoding, double>> population_;  // oldest first
-  std::set<space::Encoding> seen_;
+  std::set<space::Encoding> seen_;                             // every encoding asked
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -387,85 +401,148 @@ class Nsga2Strategy : public Strategy {
 
 class PredictorStrategy : public Strategy {
  public:
-  using Strategy::Strategy;
+  PredictorStrategy(const space::Space& space, const StrategyOptions& options)
+      : Strategy(space, options), model_(space, options.model) {}
   std::string_view name() const override { return "predictor"; }
 
  protected:
   std::vector<space::Encoding> Propose(int n) override {
-    if (n == 0) return {};
-    const auto pool_size = static_cast<size_t>(options().pool_size);
-    std::vector<space::Encoding> pool;
-    std::set<space::Encoding> in_pool;
-    const size_t mutants = elite_.empty() ? 0 : pool_size / 2;
-    for (size_t i = 0; i < pool_size; ++i) {
-      space::Encoding e;
-      if (i < mutants) {
-        const space::Encoding& parent = elite_[Uniform(rng(), elite_.size())].first;
-        const int k = 1 + static_cast<int>(rng()() & 1U);
-        e = space().Mutate(parent, k, rng());
-      } else {
-        e = space().Sample(rng());
-      }
-      if (asked_.count(e) > 0 || !in_pool.insert(e).second) continue;
-      pool.push_back(std::move(e));
+    std::vector<space::Encoding> out;
+    const auto start = static_cast<uint64_t>(options().start.value_or(kPredictorStart));
+    while (static_cast<int>(out.size()) < n &&
+           (next_id() + out.size() < start || encodings_.empty())) {
+      out.push_back(RandomUnasked());
     }
-    std::vector<double> mean;
-    std::vector<double> sd;
-    options().predictor(pool, mean, sd);
-    if (mean.size() != pool.size() || sd.size() != pool.size()) {
-      throw InputError("predictor returned " + std::to_string(mean.size()) + " means and " +
-                       std::to_string(sd.size()) + " standard deviations for " +
-                       std::to_string(pool.size()) + " encodings");
-    }
-    std::vector<double> ucb(pool.size());
+    if (static_cast<int>(out.size()) == n) return out;
+    Refit();
+    std::vector<space::Encoding> pool = Candidates();
+    std::vector<double> prior_mean, prior_sd;
+    if (options().prior) CallPrior(pool, prior_mean, prior_sd);
+    std::vector<double> score(pool.size());
     for (size_t i = 0; i < pool.size(); ++i) {
-      if (!std::isfinite(mean[i]) || !std::isfinite(sd[i]) || sd[i] < 0.0) {
-        throw InputError("predictor returned mean " + FormatSignificant(mean[i]) + ", std " +
-                         FormatSignificant(sd[i]) + " for " + space().ToText(pool[i]));
+      double mean = 0.0, sd = 0.0;
+      model_.Predict(pool[i], mean, sd);
+      if (options().prior) {
+        mean += prior_mean[i];
+        sd = std::sqrt(sd * sd + prior_sd[i] * prior_sd[i]);
       }
-      ucb[i] = mean[i] + options().kappa * sd[i];
+      score[i] =
+          mean + sd * (options().acquisition == Acquisition::kThompson ? StandardNormal(rng())
+                                                                       : options().kappa);
     }
     std::vector<size_t> order(pool.size());
     std::iota(order.begin(), order.end(), size_t{0});
-    const size_t take = std::min(order.size(), static_cast<size_t>(n));
+    const size_t take = std::min(order.size(), static_cast<size_t>(n) - out.size());
     std::partial_sort(
         order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
-        [&](size_t a, size_t b) { return ucb[a] != ucb[b] ? ucb[a] > ucb[b] : a < b; });
-    std::vector<space::Encoding> out;
+        [&](size_t a, size_t b) { return score[a] != score[b] ? score[a] > score[b] : a < b; });
     for (size_t j = 0; j < take; ++j) {
       asked_.insert(pool[order[j]]);
       out.push_back(std::move(pool[order[j]]));
     }
+    // Fewer candidates than asked (a nearly exhausted space): random networks, asked before
+    // only when no other is found.
+    while (static_cast<int>(out.size()) < n) out.push_back(RandomUnasked());
     return out;
   }
 
   void Observe(uint64_t /*id*/, const space::Encoding& encoding, const Evaluation& e) override {
-    // Keep the best kPredictorElite, best first; an earlier tell wins ties.
-    auto it = std::find_if(elite_.begin(), elite_.end(),
-                           [&](const auto& m) { return e.reward > m.second; });
-    if (it == elite_.end() && elite_.size() >= kPredictorElite) return;
-    elite_.insert(it, {encoding, e.reward});
-    if (elite_.size() > kPredictorElite) elite_.pop_back();
+    if (!told_.insert(encoding).second) return;  // a repeat: its result is known
+    encodings_.push_back(encoding);
+    rewards_.push_back(e.reward);
+    double target = e.reward;
+    if (options().prior) {
+      std::vector<double> mean, sd;
+      CallPrior({encoding}, mean, sd);
+      target -= mean[0];
+    }
+    model_.Add(encoding, target);
   }
 
  private:
-  std::vector<std::pair<space::Encoding, double>> elite_;
+  space::Encoding RandomUnasked() {
+    space::Encoding e = space().Sample(rng());
+    for (int retry = 0; retry < options().random_retries && asked_.count(e) > 0; ++retry) {
+      e = space().Sample(rng());
+    }
+    asked_.insert(e);
+    return e;
+  }
+
+  // Refits the model on every distinct told network (the residual of the prior, with one).
+  void Refit() {
+    if (fitted_on_ == model_.size()) return;
+    model_.Refit(rng());
+    fitted_on_ = model_.size();
+  }
+
+  // Mutations of the elite (taken in turn) and random samples, none asked before, no duplicates.
+  std::vector<space::Encoding> Candidates() {
+    const auto size = static_cast<size_t>(options().candidates);
+    std::vector<size_t> elite(encodings_.size());
+    std::iota(elite.begin(), elite.end(), size_t{0});
+    const size_t top = std::min(elite.size(), static_cast<size_t>(options().elite));
+    std::partial_sort(elite.begin(), elite.begin() + static_cast<std::ptrdiff_t>(top), elite.end(),
+                      [&](size_t a, size_t b) {
+                        return rewards_[a] != rewards_[b] ? rewards_[a] > rewards_[b] : a < b;
+                      });
+    elite.resize(top);
+    const auto randoms = static_cast<size_t>(kPredictorRandomShare * static_cast<double>(size));
+    std::vector<space::Encoding> pool;
+    std::set<space::Encoding> in_pool;
+    auto add = [&](space::Encoding e) {
+      if (asked_.count(e) == 0 && in_pool.insert(e).second) pool.push_back(std::move(e));
+    };
+    for (size_t i = 0; i < 4 * size && pool.size() + randoms < size; ++i) {
+      const int k = 1 + static_cast<int>(Uniform(rng(), static_cast<size_t>(options().mutations)));
+      add(space().Mutate(encodings_[elite[i % elite.size()]], k, rng()));
+    }
+    for (size_t i = 0; i < 4 * size && pool.size() < size; ++i) add(space().Sample(rng()));
+    return pool;
+  }
+
+  void CallPrior(const std::vector<space::Encoding>& pool, std::vector<double>& mean,
+                 std::vector<double>& sd) const {
+    options().prior(pool, mean, sd);
+    if (mean.size() != pool.size() || sd.size() != pool.size()) {
+      throw InputError("the predictor's prior returned " + std::to_string(mean.size()) +
+                       " means and " + std::to_string(sd.size()) + " standard deviations for " +
+                       std::to_string(pool.size()) + " encodings");
+    }
+    for (size_t i = 0; i < pool.size(); ++i) {
+      if (!std::isfinite(mean[i]) || !std::isfinite(sd[i]) || sd[i] < 0.0) {
+        throw InputError("the predictor's prior returned mean " + FormatSignificant(mean[i]) +
+                         ", std " + FormatSignificant(sd[i]) + " for " + space().ToText(pool[i]));
+      }
+    }
+  }
+
+  PredictorModel model_;
+  std::vector<space::Encoding> encodings_;  // distinct told networks, in telling order
+  std::vector<double> rewards_;
+  std::set<space::Encoding> told_;
   std::set<space::Encoding> asked_;
+  size_t fitted_on_ = 0;  // results the model was last fitted on
 };
 
 void ValidateOptions(const std::string& name, const StrategyOptions& o) {
   auto fail = [&](const std::string& option, const std::string& value, const std::string& rule) {
-    throw InputError("strategy " + name + ": " + option + " " + value + " must be " + rule);
+    throw InputError("strategy " + name + ": --" + option + " " + value + " must be " + rule);
+  };
+  const std::vector<std::string> params = StrategyParameters(name);
+  const auto takes = [&](const char* p) {
+    return std::find(params.begin(), params.end(), p) != params.end();
   };
   if (o.random_retries < 0) fail("random_retries", std::to_string(o.random_retries), ">= 0");
-  if (name == "evolution" || name == "nsga2") {
-    if (o.population < 1) fail("population", std::to_string(o.population), ">= 1");
-    if (o.mutations < 1) fail("mutations", std::to_string(o.mutations), ">= 1");
+  if (takes("population") && o.population < 1) {
+    fail("population", std::to_string(o.population), ">= 1");
   }
-  if (name == "evolution" && (o.tournament < 1 || o.tournament > o.population)) {
-    fail("tournament", std::to_string(o.tournament),
-         "in 1..population (" + std::to_string(o.population) + ")");
+  if (takes("mutations") && o.mutations < 1) fail("mutations", std::to_string(o.mutations), ">= 1");
+  if (takes("tournament") && (TournamentSize(o) < 1 || TournamentSize(o) > o.population)) {
+    fail("tournament", std::to_string(TournamentSize(o)),
+         "in 1..population (--population " + std::to_string(o.population) + ")");
   }
+  if (takes("start") && o.start && *o.start < 0) fail("start", std::to_string(*o.start), ">= 0");
   if (name == "rl") {
     if (!(o.learning_rate > 0.0) || !std::isfinite(o.learning_rate)) {
       fail("learning_rate", FormatSignificant(o.learning_rate), "> 0");
@@ -482,11 +559,12 @@ void ValidateOptions(const std::string& name, const StrategyOptions& o) {
     fail("crossover_probability", FormatSignificant(o.crossover_probability), "in [0, 1]");
   }
   if (name == "predictor") {
-    if (!o.predictor) {
-      throw InputError("strategy predictor needs a predictor (StrategyOptions::predictor)");
+    if (o.candidates < 1) fail("candidates", std::to_string(o.candidates), ">= 1");
+    if (o.elite < 1) fail("elite", std::to_string(o.elite), ">= 1");
+    if (o.model.members < 1) fail("ensemble", std::to_string(o.model.members), ">= 1");
+    if (!std::isfinite(o.kappa) || o.kappa < 0.0) {
+      fail("kappa", FormatSignificant(o.kappa), "finite and >= 0");
     }
-    if (o.pool_size < 1) fail("pool_size", std::to_string(o.pool_size), ">= 1");
-    if (!std::isfinite(o.kappa)) fail("kappa", FormatSignificant(o.kappa), "finite");
   }
 }
 
@@ -560,6 +638,35 @@ uint64_t Strategy::told() const {
 size_t Strategy::pending() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   return pending_.size();
+}
+
+int TournamentSize(const StrategyOptions& options) {
+  return options.tournament.value_or(std::max(1, options.population / 2));
+}
+
+int EvolutionStart(const StrategyOptions& options) {
+  return options.start.value_or(std::max(1, options.population / 4));
+}
+
+std::string AcquisitionName(Acquisition a) { return a == Acquisition::kThompson ? "ts" : "ucb"; }
+
+Acquisition ParseAcquisition(const std::string& name) {
+  if (name == "ts") return Acquisition::kThompson;
+  if (name == "ucb") return Acquisition::kUcb;
+  throw InputError(
+      "--acquisition '" + name +
+      "': not an acquisition (valid: ts, independent Thompson sampling; ucb, the upper "
+      "confidence bound)");
+}
+
+std::vector<std::string> StrategyParameters(const std::string& name) {
+  if (name == "evolution") return {"population", "tournament", "mutations", "start"};
+  if (name == "nsga2") return {"population", "mutations"};
+  if (name == "predictor") {
+    return {"start",    "mutations", "candidates",  "elite",
+            "ensemble", "model",     "acquisition", "kappa"};
+  }
+  return {};
 }
 
 std::vector<std::string> StrategyNames() {

@@ -17,8 +17,7 @@
 // - `Ask(n)` hands out up to `n` new candidates, each with a fresh id (0, 1, 2, ... in asking
 //   order) and a valid canonical encoding of the space. It returns fewer than `n` only when the
 //   strategy waits for scores: `nsga2` hands out one generation and selects once the whole
-//   generation is told (an empty answer means "tell first"); `predictor` when its pool has fewer
-//   unseen encodings than asked.
+//   generation is told (an empty answer means "tell first").
 // - `Tell(candidate, evaluation)` reports the score of an asked candidate. Tells may come in any
 //   order and long after their asks (an asynchronous worker pool keeps several candidates in
 //   flight). Telling an id that was never asked or was told already, a candidate whose encoding
@@ -35,14 +34,17 @@
 //
 // Strategies (MakeStrategy names)
 // - `random`: uniform samples (Space::Sample); an encoding asked before is redrawn, up to
-//   `random_retries` times, so a search does not pay twice for one network.
-// - `evolution`: regularized evolution (Real et al., AAAI 2019). The first `population` asks are
-//   random samples; afterwards each ask runs a tournament of `tournament` members drawn without
-//   replacement from the population (every told candidate, newest last, at most `population`),
-//   and mutates the winner in `mutations` choices (Space::Mutate). Each tell appends to the
-//   population and, once it holds more than `population`, removes its oldest member (aging), so
-//   it works asynchronously: asks use whatever has been told so far (random samples until the
-//   first tell).
+//   `random_retries` times, so a search does not pay twice for one network. Parameters: none.
+// - `evolution`: regularized evolution (Real et al., AAAI 2019). The first `start` asks (default:
+//   population / 4) are random samples of networks not asked before; afterwards each ask runs a
+//   tournament of `tournament` members drawn without replacement from the population (every told
+//   candidate, newest last, at most `population`), and mutates the winner in `mutations` choices
+//   (Space::Mutate). A child asked before is bred again (a new tournament and mutation, up to
+//   kChildRetries times), then replaced by a random network not asked before: a duplicate costs
+//   nothing (run.h answers it from the earlier result) but teaches nothing either. Each tell
+//   appends to the population and, once it holds more than `population`, removes its oldest
+//   member (aging), so it works asynchronously: asks use whatever has been told so far (random
+//   samples until the first tell). Parameters: population, tournament, mutations, start.
 // - `rl`: REINFORCE over a factorized policy: one softmax per choice position, logits start at 0
 //   (uniform). An ask samples every position from its softmax, canonicalises and redraws invalid
 //   architectures (Space::IsValid; after `rl_max_redraws` a uniform sample). A tell moves the
@@ -56,19 +58,28 @@
 //   learning rate of 0.05 moves the logits by ~1e-3 per tell (on the synthetic benchmark of
 //   tests/search/strategy_test.cc, rl without it is no better than random at 300 evaluations).
 //   The probabilities are those of the current policy at tell time (asynchronous REINFORCE, no
-//   importance weights); PPO's clipping is not implemented.
+//   importance weights); PPO's clipping is not implemented. Parameters (of StrategyParameters):
+//   none (its policy starts uniform: random proposals come first by construction).
 // - `nsga2`: NSGA-II (Deb et al., 2002) on Evaluation::objectives. Generation 0 is `population`
 //   random samples; once a generation is fully told, parents and offspring are ranked by fast
 //   non-dominated sorting and crowding distance and the best `population` survive; the next
 //   generation is bred by binary tournaments (lower rank, then larger crowding distance), uniform
 //   crossover with probability `crossover_probability` (Space::Crossover) and a mutation of
 //   `mutations` choices (Space::Mutate), redrawing children evaluated before (a few tries).
-// - `predictor`: predictor-guided search. An ask builds a pool of `pool_size` encodings (random
-//   samples, and, once something was told, half of it mutations of the 8 best told so far in one
-//   or two choices), drops duplicates and encodings asked before, scores the pool with
-//   `StrategyOptions::predictor` (mean and standard deviation per encoding: e.g. a surrogate
-//   ensemble, refitted by the caller between asks as data grows) and returns the `n` best by
-//   the upper confidence bound mean + kappa * std. Without a predictor MakeStrategy throws.
+//   Parameters: population (the generation size), mutations.
+// - `predictor`: predictor-guided search that learns (BANANAS, White et al., AAAI 2021; NPENAS,
+//   Wei et al., 2022). The first `start` asks are random networks not asked before; afterwards
+//   each ask refits its own model (search/predictor_model.h: an ensemble of `ensemble` members,
+//   ridge (the default), regression trees or both on the one-hot of the canonical encoding, each
+//   on a bootstrap sample) on every distinct network told so far (encoding -> reward), builds
+//   `candidates` candidates (mutations in 1..`mutations` choices of the `elite` best told networks,
+//   taken in turn, and a tenth random samples; none asked before) and hands out the `n` best by the
+//   acquisition: the upper confidence bound (`ucb`, the default: mean + kappa x std) or
+//   independent Thompson sampling (`ts`: mean + std x a standard normal draw per candidate). With
+//   StrategyOptions::prior (e.g. the surrogate's prediction of the reward) the model learns the
+//   residual reward - prior and predicts prior + residual. It needs no uncertainty from the
+//   accuracy source: any table, surrogate or training works. Parameters: start, mutations,
+//   candidates, elite, ensemble, model, acquisition, kappa.
 //
 // MnasNet's reward (Tan et al., CVPR 2019): ACC * (LAT / T)^w, soft with w = -0.07 on both sides
 // of the target T (doubling the latency costs ~5% relative accuracy), or hard: w = 0 under T and
@@ -79,12 +90,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "search/predictor_model.h"
 #include "space/space.h"
 
 namespace dcnas::search {
@@ -105,29 +118,56 @@ struct Evaluation {
 using PredictFn = std::function<void(const std::vector<space::Encoding>& encodings,
                                      std::vector<double>& mean, std::vector<double>& std)>;
 
+// The predictor's acquisition: independent Thompson sampling or the upper confidence bound.
+enum class Acquisition { kThompson, kUcb };
+std::string AcquisitionName(Acquisition a);             // "ts", "ucb"
+Acquisition ParseAcquisition(const std::string& name);  // throws InputError naming --acquisition
+
+// Defaults tuned with `dcnas search protocol` on NAS-Bench-Macro (3,969 networks, budgets of
+// ~1,000 distinct networks; search/README.md has the figures).
 struct StrategyOptions {
   uint64_t seed = 0;
-  int mutations = 1;  // evolution, nsga2: choices changed per mutation (Space::Mutate's k)
+  int mutations = 1;  // evolution, nsga2: choices changed per mutation; predictor: at most
+  // evolution, predictor: random proposals before the strategy's own (unset: evolution
+  // population / 4, at least 1; predictor kPredictorStart).
+  std::optional<int> start;
   // random, evolution (its random phase), nsga2 (generation 0): redraws of an encoding asked
   // before.
   int random_retries = 100;
-  // evolution: population P and tournament size S (Real et al. use P = 100 and S = 25 on CIFAR;
-  // 64 / 16 keep the same ratio for budgets of a few thousand).
-  int population = 64;
-  int tournament = 16;
+  // evolution: population P and tournament size S (Real et al. use P = 100 and S = 25 on CIFAR
+  // with 20,000 models; at budgets of ~1,000 distinct networks P = 20, S = P / 2 and P / 4 random
+  // networks first find NAS-Bench-Macro's optimum in about half the networks of P = 20, S = 5,
+  // P random first: search/README.md); nsga2: the generation size is `population`.
+  int population = 20;
+  std::optional<int> tournament;  // unset: population / 2, at least 1
   // rl
   double learning_rate = 0.05;
   double baseline_decay = 0.95;  // MnasNet's moving-average baseline
   double entropy_weight = 0.0;
   bool rl_normalize_advantage = true;  // A / moving std of (reward - baseline)
   int rl_max_redraws = 100;
-  // nsga2: the generation size is `population`
+  // nsga2
   double crossover_probability = 0.9;
   // predictor
-  PredictFn predictor;
-  int pool_size = 4096;
-  double kappa = 1.0;
+  int candidates = 200;  // candidates scored per ask
+  int elite = 10;        // best told networks whose mutations are candidates
+  PredictorModelOptions model;
+  Acquisition acquisition = Acquisition::kUcb;
+  double kappa = 1.0;  // ucb
+  PredictFn prior;     // optional: the prior mean and std of the reward of each encoding
 };
+
+// The tournament size evolution uses: StrategyOptions::tournament, else population / 2 (>= 1).
+int TournamentSize(const StrategyOptions& options);
+// The random proposals evolution starts with: StrategyOptions::start, else population / 4 (>= 1).
+int EvolutionStart(const StrategyOptions& options);
+
+// Random proposals of the predictor before its model is used, when StrategyOptions::start is unset.
+inline constexpr int kPredictorStart = 10;
+
+// The parameters (command-line option names, without "--") a strategy takes, in a fixed order:
+// what `dcnas search` accepts for it and what its journal records.
+std::vector<std::string> StrategyParameters(const std::string& name);
 
 class Strategy {
  public:

@@ -40,7 +40,8 @@ CompareResult CompareStrategies(const space::Space& space, const CompareOptions&
         o.resume = std::filesystem::exists(std::filesystem::path(run_dir) / "journal.jsonl");
         const SearchResult r = RunSearch(space, o, accuracy, latency, run_dir);
         const SearchPoint& b = r.points.at(r.best);
-        result.runs.push_back({strategy, budget, o.seed, b.reward, b.accuracy, b.latency_ms});
+        result.runs.push_back({strategy, budget, o.seed, b.reward, b.accuracy, b.latency_ms,
+                               static_cast<int64_t>(r.points.size()), r.repeats});
         best.push_back(b.reward);
         if (progress) progress(result.runs.size(), total);
       }
@@ -51,11 +52,11 @@ CompareResult CompareStrategies(const space::Space& space, const CompareOptions&
   }
 
   std::ostringstream csv;
-  csv << "strategy,budget,seed,best_reward,best_accuracy,best_latency_ms\n";
+  csv << "strategy,budget,seed,best_reward,best_accuracy,best_latency_ms,evaluated,repeats\n";
   for (const CompareRun& r : result.runs) {
     csv << r.strategy << "," << r.budget << "," << r.seed << ","
         << FormatShortestReal(r.best_reward) << "," << FormatShortestReal(r.best_accuracy) << ","
-        << FormatShortestReal(r.best_latency_ms) << "\n";
+        << FormatShortestReal(r.best_latency_ms) << "," << r.evaluated << "," << r.repeats << "\n";
   }
   const std::filesystem::path d(dir);
   WriteFileAtomic((d / "runs.csv").string(), csv.str());
@@ -64,8 +65,9 @@ CompareResult CompareStrategies(const space::Space& space, const CompareOptions&
   Chart chart;
   chart.title =
       space.name() + ": best reward found, median over " + std::to_string(options.seeds) + " seeds";
-  chart.x = {.title = "budget (evaluations)", .log = true};
-  chart.y = {.title = "best reward ACC * (LAT / T)^w"};
+  chart.x = {.title = "budget (distinct networks)", .log = true};
+  chart.y = {.title = options.search.accuracy_only ? "best accuracy (%, no latency)"
+                                                   : "best reward ACC * (LAT / T)^w"};
   for (const std::string& strategy : options.strategies) {
     ChartSeries median{.label = strategy + " median", .style = ChartSeries::Style::kLinePoints};
     for (const CompareCell& c : result.cells) {

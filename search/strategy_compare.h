@@ -1,7 +1,8 @@
 // Strategy comparison: the same objectives searched by several strategies, each with several
 // seeds and budgets, every search a resumable run of its own (search/run.h) under one directory.
-// Reports the best reward each found: per strategy and budget the median, the quartiles and the
-// range over the seeds, as a CSV of the runs, a text table and an SVG chart.
+// Budgets count distinct networks (search/run.h). Reports the best reward each found: per strategy
+// and budget the median, the quartiles and the range over the seeds, as a CSV of the runs, a text
+// table and an SVG chart.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,10 @@ namespace dcnas::search {
 struct CompareOptions {
   std::vector<std::string> strategies = {"random", "evolution", "rl", "nsga2", "predictor"};
   std::vector<int64_t> budgets = {100, 300, 1000};
-  int seeds = 10;        // seeds 0 .. seeds-1
-  SearchOptions search;  // reward, target, in_flight, threads (strategy/seed/budget set here)
+  int seeds = 10;  // seeds 0 .. seeds-1
+  // reward, target, in_flight, threads, strategy parameters (strategy/seed/budget set here; each
+  // strategy takes its own parameters, StrategyParameters)
+  SearchOptions search;
 };
 
 struct CompareRun {
@@ -29,6 +32,8 @@ struct CompareRun {
   double best_reward = 0.0;
   double best_accuracy = 0.0;
   double best_latency_ms = 0.0;
+  int64_t evaluated = 0;  // distinct networks (fewer than the budget when the run stopped early)
+  int64_t repeats = 0;    // repeat proposals, answered from earlier results (not charged)
 };
 
 struct CompareCell {

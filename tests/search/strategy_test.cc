@@ -67,13 +67,7 @@ const Synthetic& Objective() {
 StrategyOptions Options(uint64_t seed) {
   StrategyOptions o;
   o.seed = seed;
-  o.predictor = [](const std::vector<space::Encoding>& pool, std::vector<double>& mean,
-                   std::vector<double>& sd) {
-    mean.clear();
-    for (const space::Encoding& e : pool) mean.push_back(Objective().A(e));
-    sd.assign(pool.size(), 0.0);
-  };
-  o.pool_size = 256;
+  o.population = 64;  // budgets of a few hundred on a space of ~1e14 networks
   return o;
 }
 
@@ -196,8 +190,8 @@ TEST_CASE("evolution mutates the tournament winner and ages out the oldest") {
   CHECK(Nearest(population, next.encoding) == 2);  // the 0.9 died: a mutation of the 0.3
 }
 
-TEST_CASE("random and predictor never ask one network twice") {
-  for (const std::string name : {"random", "predictor"}) {
+TEST_CASE("random, evolution and predictor never ask one network twice") {
+  for (const std::string name : {"random", "evolution", "predictor"}) {
     const Trace t = Run(name, Options(3), 300, 10);
     std::set<space::Encoding> distinct(t.encodings.begin(), t.encodings.end());
     CHECK(distinct.size() == t.encodings.size());
@@ -237,10 +231,27 @@ TEST_CASE("MakeStrategy refuses unknown names and bad options") {
   CHECK_THROWS_WITH(MakeStrategy("evolutoin", DcSpace(), {}),
                     Catch::Contains("random, evolution, rl, nsga2, predictor") &&
                         Catch::Contains("did you mean: evolution"));
-  CHECK_THROWS_WITH(MakeStrategy("predictor", DcSpace(), {}), Catch::Contains("predictor"));
+  CHECK(MakeStrategy("predictor", DcSpace(), {})->name() == "predictor");  // no prior needed
   StrategyOptions o;
-  o.tournament = 65;
-  CHECK_THROWS_WITH(MakeStrategy("evolution", DcSpace(), o), Catch::Contains("tournament 65"));
+  o.tournament = 21;
+  CHECK_THROWS_WITH(MakeStrategy("evolution", DcSpace(), o),
+                    Catch::Contains("--tournament 21") && Catch::Contains("--population 20"));
+  o = {};
+  o.start = -1;
+  CHECK_THROWS_WITH(MakeStrategy("predictor", DcSpace(), o), Catch::Contains("--start -1"));
+  o = {};
+  o.candidates = 0;
+  CHECK_THROWS_WITH(MakeStrategy("predictor", DcSpace(), o), Catch::Contains("--candidates 0"));
+  o = {};
+  o.model.members = 0;
+  CHECK_THROWS_WITH(MakeStrategy("predictor", DcSpace(), o), Catch::Contains("--ensemble 0"));
+  o = {};
+  o.population = 8;  // the default tournament and start follow the population: 8 / 2, 8 / 4
+  CHECK(TournamentSize(o) == 4);
+  CHECK(EvolutionStart(o) == 2);
+  CHECK_NOTHROW(MakeStrategy("evolution", DcSpace(), o));
+  CHECK_THROWS_WITH(ParseAcquisition("ei"), Catch::Contains("--acquisition 'ei'"));
+  CHECK_THROWS_WITH(ParsePredictorModel("mlp"), Catch::Contains("--model 'mlp'"));
   o = {};
   o.baseline_decay = 1.0;
   CHECK_THROWS_AS(MakeStrategy("rl", DcSpace(), o), InputError);
@@ -321,7 +332,7 @@ TEST_CASE("strategy comparison on a structured synthetic objective (10 seeds)") 
   for (size_t s = 0; s < names.size(); ++s) {
     best[s].assign(budgets.size(), {});
     for (uint64_t seed = 1; seed <= 10; ++seed) {
-      const int batch = names[s] == "predictor" ? 20 : 4;
+      const int batch = 4;
       const Trace t = Run(names[s], Options(seed), budgets.back(), batch, budgets);
       for (size_t b = 0; b < budgets.size(); ++b) best[s][b].push_back(t.best_at[b]);
       const auto f = ParetoFront(t.objectives);
