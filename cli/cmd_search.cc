@@ -365,8 +365,7 @@ int RunSearchProtocol(const Args& args) {
                      "': the protocol reads a benchmark's table, table:FILE");
   }
   const space::Space space = space::Space::Load(a.space_file);
-  const search::ObjectiveTable table =
-      search::ReadObjectiveTable(file, "accuracy", space, 0, false);
+  const search::ObjectiveTable table = search::ReadAccuracyTable(file, space);
   const nlohmann::json config = {{"kind", "table"},
                                  {"file", file},
                                  {"sha256", Sha256Hex(ReadFile(file))},

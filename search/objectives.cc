@@ -199,14 +199,16 @@ ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& co
   return ReadTable(path, ReadFile(path), column, space, min, min_exclusive, false);
 }
 
+ObjectiveTable ReadAccuracyTable(const std::string& path, const space::Space& space) {
+  const std::string text = ReadFile(path);
+  return ReadTable(path, text, AccuracyColumn(text), space, 0.0, false, true);
+}
+
 std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path,
                                                      const space::Space& space,
                                                      const std::string& sha256) {
-  // The plain form `encoding,accuracy` (one row per network or per replicate) or the full
-  // accuracy CSV; a network's replicates average.
-  const std::string text = ReadFile(path);
-  return std::make_unique<TableAccuracy>(TableLookup(
-      ReadTable(path, text, AccuracyColumn(text), space, 0.0, false, true), space, sha256));
+  return std::make_unique<TableAccuracy>(
+      TableLookup(ReadAccuracyTable(path, space), space, sha256));
 }
 
 std::unique_ptr<LatencyObjective> MakeTableLatency(const std::string& path,

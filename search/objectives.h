@@ -72,8 +72,13 @@ struct ObjectiveTable {
 ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& column,
                                   const space::Space& space, double min, bool min_exclusive);
 
-// Accuracy from a table (`encoding,accuracy`); an encoding the table lacks is an InputError
-// naming it and the file. `sha256` (of the file) goes into the configuration.
+// The accuracies of an accuracy table: the plain form `encoding,accuracy` (one row per network or
+// per replicate) or the full accuracy CSV (proxy/README.md: val_accuracy when every row has one,
+// else test_accuracy); a network's replicates average.
+ObjectiveTable ReadAccuracyTable(const std::string& path, const space::Space& space);
+
+// Accuracy from an accuracy table (ReadAccuracyTable); an encoding the table lacks is an
+// InputError naming it and the file. `sha256` (of the file) goes into the configuration.
 std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path,
                                                      const space::Space& space,
                                                      const std::string& sha256);

@@ -16,7 +16,7 @@ sed -n '/kRanges = {/,/^  };/p' "$root/cli/cli.cc" |
 commands=("models list" "models summary" "models show" "models export" "sim" "roofline" "sweep"
   "compare" "calibrate" "space show" "space sample" "space decode" "accuracy-data stats"
   "accuracy-data import" "search"
-  "search compare" "scale")
+  "search compare" "search protocol" "scale")
 "$dcnas" --help | grep -q "^  surrogate" && commands+=("surrogate fit" "surrogate eval" "surrogate predict" "surrogate curve")
 "$dcnas" --help | grep -q "^  train" &&
   commands+=("measure" "train" "accuracy-data generate" "search finalists")

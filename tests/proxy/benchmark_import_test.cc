@@ -187,9 +187,15 @@ TEST_CASE("NAS-Bench-Macro import refuses bad input naming the file, key and val
   digit["013"] = good["012"];
   RequireRefused(t, space, digit.dump(), {"key '013'", "digit 3 '3'", "stage2.layer2.op"});
   RequireRefused(t, space, "[1, 2]", {"expected a JSON object"});
-  // A key naming a network the space cannot build (a 5x5 kernel on a 2x2 map at 8 px).
-  const space::Space tiny = space::Space::Parse(MiniSpace(8), "tiny.yaml");
-  RequireRefused(t, tiny, good.dump(), {"key '", "not a network of space 'mini-macro'"});
+  // A key naming a network the space cannot build (with stage 2 widening to 24 filters, its
+  // layers cannot all vanish: keys x00).
+  std::string widening = MiniSpace(64);
+  const std::string stage2 = "{stride: 1, filters: 16, repeats: 2, per_layer: true}";
+  widening.replace(widening.find(stage2), stage2.size(),
+                   "{stride: 1, filters: 24, repeats: 2, per_layer: true}");
+  const space::Space tiny = space::Space::Parse(widening, "tiny.yaml");
+  RequireRefused(t, tiny, good.dump(),
+                 {"key '000'", "not a network of space 'mini-macro'", "skipping every layer"});
   // A refused import leaves an existing output untouched.
   const std::string out = t.Path("refused.csv");
   WriteFileAtomic(out, "old\n");
