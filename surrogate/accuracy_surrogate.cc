@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <random>
 
 #include "common/errors.h"
 #include "common/file_io.h"
@@ -17,6 +18,8 @@ namespace {
 
 namespace sg = surrogate;
 
+constexpr int kSanityArchitectures = 8;  // sampled to sanity-check a loaded surrogate
+constexpr std::uint64_t kSanitySeed = 20261205;
 constexpr double kRoundTo = 0.1;  // sparse tau: accuracies in percent, 0.1 pp (NAS-Bench-301)
 
 std::string GroupKey(const proxy::AccuracyRow& r) {
@@ -179,6 +182,49 @@ void PredictAccuracy(const sg::Ensemble& ensemble, LabelTransform transform, sg:
   }
 }
 
+// The sanity check of a loaded surrogate: every member's prediction (percent) for a few sampled
+// architectures must be finite and within the training labels' range widened by half its width
+// (at least 5 pp) each side, or without a recorded range (surrogates fitted before it was),
+// within the plausible accuracies [-1, 101] percent.
+void CheckSamplePredictions(const sg::Ensemble& ensemble, LabelTransform transform,
+                            const space::Space& space, const nlohmann::json& m,
+                            const std::string& path) {
+  double lo = -1.0, hi = 101.0;
+  std::string range_from = "the plausible accuracies";
+  if (m.contains("label_range")) {
+    const nlohmann::json& r = m["label_range"];
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number() ||
+        !std::isfinite(r[0].get<double>()) || !std::isfinite(r[1].get<double>()) ||
+        !(r[0].get<double>() <= r[1].get<double>())) {
+      throw InputError(path + ": metadata.label_range: " + r.dump() +
+                       " is not [min, max] of finite numbers");
+    }
+    const double margin = std::max(5.0, 0.5 * (r[1].get<double>() - r[0].get<double>()));
+    lo = r[0].get<double>() - margin;
+    hi = r[1].get<double>() + margin;
+    range_from = "the training labels " + r.dump() + " widened by " + std::to_string(margin);
+  }
+  std::mt19937_64 rng(kSanitySeed);
+  std::vector<space::Encoding> encodings;
+  for (int i = 0; i < kSanityArchitectures; ++i) encodings.push_back(space.Sample(rng));
+  const std::vector<space::Scaling> scalings(encodings.size());
+  const space::FeatureSet f = SurrogateFeatures(space, encodings, scalings);
+  const size_t n = f.rows, k = ensemble.size();
+  std::vector<float> members(k * n);
+  ensemble.PredictMembers({f.values.data(), f.rows, f.names.size()}, members);
+  for (size_t j = 0; j < k; ++j) {
+    for (size_t i = 0; i < n; ++i) {
+      const double y = FromModelLabel(transform, members[j * n + i]);
+      if (!std::isfinite(y) || y < lo || y > hi) {
+        throw InputError(path + ": members[" + std::to_string(j) + "] predicts " +
+                         std::to_string(y) + "% for a sampled architecture, outside [" +
+                         std::to_string(lo) + ", " + std::to_string(hi) + "] (" + range_from +
+                         "): the model is corrupt");
+      }
+    }
+  }
+}
+
 sg::EnsembleParams AccuracyEnsembleParams() {
   sg::EnsembleParams p;
   p.resampling = sg::Resampling::kSubsample;
@@ -283,6 +329,8 @@ SurrogateFit FitAccuracySurrogate(const space::Space& space, const std::string& 
                   {"recipe", recipe.Key()},
                   {"feature_names", f.names},
                   {"label_transform", LabelTransformName(o.label_transform)},
+                  {"label_range", {*std::min_element(t.labels.begin(), t.labels.end()),
+                                   *std::max_element(t.labels.begin(), t.labels.end())}},
                   {"ensemble", params.ToJson()},
                   {"report", r.ToJson()}};
   return fit;
@@ -362,6 +410,7 @@ AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) 
                        " is not one of: none, log_error");
     }
   }
+  CheckSamplePredictions(s.ensemble, transform, space, m, path);
   return {std::move(s), std::move(space), path, transform};
 }
 

@@ -27,6 +27,17 @@ class Forest {
  public:
   // From XGBoost's UBJSON model (Booster::SaveToBuffer(ModelFormat::kUbj)).
   static Forest FromUbj(std::string_view ubj);
+  // From XGBoost's JSON or UBJSON model (told apart by the byte after the opening '{').
+  static Forest FromModel(std::string_view bytes);
+  // Refuses (InputError naming the field) a model that XGBoost's loader must not be given: what
+  // FromModel refuses. Checked: learner, objective reg:squarederror, finite base_score,
+  // num_feature, gbtree with trees, tree_info and gbtree_model_param.num_trees agreeing (and
+  // iteration_indptr when present); per tree: the node arrays (left/right_children, parents,
+  // split_indices, split_conditions, split_type, default_left, base_weights, loss_changes,
+  // sum_hessian) all tree_param.num_nodes long, children in range and reached once from the
+  // root (no cycles), split features below num_feature, finite conditions and leaf values, no
+  // categorical splits.
+  static void CheckModel(std::string_view bytes);
   static Forest FromBooster(const Booster& booster);
 
   // One prediction per row of `x` into `out` (x.rows entries); x.cols must be num_features().
@@ -38,7 +49,9 @@ class Forest {
   float base_score() const { return base_score_; }
 
  private:
-  // The parse behind FromUbj (which turns json and std::sto* exceptions into InputError).
+  // The parse behind FromUbj and FromModel; FromParsed turns json and std::sto* exceptions of
+  // FromJson into InputError.
+  static Forest FromParsed(const nlohmann::json& model);
   static Forest FromJson(const nlohmann::json& model);
 
   // Children are stored next to each other (breadth-first renumbering), so a walk step is

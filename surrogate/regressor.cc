@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/file_io.h"
 #include "common/table.h"
 
 namespace dcnas::surrogate {
@@ -226,12 +227,21 @@ std::vector<float> Regressor::Predict(MatrixView x) const {
 void Regressor::Save(const std::string& path) const { booster_.Save(path); }
 
 Regressor Regressor::Load(const std::string& path, int nthread) {
+  (void)ModelFormatFromPath(path);
+  // XGBoost's loader trusts the model's structure (a bad child index or tree_info crashes it):
+  // it reads only what Forest's parse has accepted.
+  try {
+    Forest::CheckModel(ReadFile(path));
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
   Booster b = Booster::Load(path);
   TrainingHistory h = HistoryFromAttrs(b);
   return {std::move(b), std::move(h), nthread};
 }
 
 Regressor Regressor::FromBuffer(std::string_view bytes, int nthread) {
+  Forest::CheckModel(bytes);  // before XGBoost's loader, which trusts the model's structure
   Booster b = Booster::FromBuffer(bytes);
   TrainingHistory h = HistoryFromAttrs(b);
   return {std::move(b), std::move(h), nthread};

@@ -66,6 +66,8 @@ class Regressor {
   void Save(const std::string& path) const;
   static Regressor Load(const std::string& path, int nthread = 1);
   std::string SaveToBuffer(ModelFormat format) const { return booster_.SaveToBuffer(format); }
+  // Load and FromBuffer refuse (InputError) a model Forest::CheckModel refuses before XGBoost
+  // reads it.
   static Regressor FromBuffer(std::string_view bytes, int nthread = 1);
 
   const TrainingHistory& history() const { return history_; }

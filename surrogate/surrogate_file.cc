@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 
 namespace dcnas::surrogate {
 namespace {
@@ -127,11 +128,13 @@ nlohmann::json SurrogateToJson(const Ensemble& ensemble, const nlohmann::json& m
   nlohmann::json members = nlohmann::json::array();
   for (const Regressor& m : ensemble.members()) {
     const TrainingHistory& h = m.history();
+    const std::string model = m.SaveToBuffer(ModelFormat::kUbj);
     members.push_back({{"best_iteration", h.best_iteration},
                        {"best_valid_rmse", h.best_valid_rmse},
                        {"rounds_trained", h.rounds_trained},
                        {"model_format", "ubj"},
-                       {"model_base64", EncodeBase64(m.SaveToBuffer(ModelFormat::kUbj))}});
+                       {"model_sha256", Sha256Hex(model)},
+                       {"model_base64", EncodeBase64(model)}});
   }
   return {{"format", kSurrogateFormatName},
           {"version", kSurrogateFormatVersion},
@@ -171,7 +174,7 @@ Surrogate SurrogateFromJson(const nlohmann::json& doc, const std::string& file, 
     const std::string at = where + "members[" + std::to_string(k) + "].";
     const auto& m = members[k];
     CheckKeys(m, at, {"model_format", "model_base64"},
-              {"best_iteration", "best_valid_rmse", "rounds_trained"});
+              {"best_iteration", "best_valid_rmse", "rounds_trained", "model_sha256"});
     const auto model_format = Get<std::string>(m, at, "model_format");
     if (model_format != "ubj" && model_format != "json") {
       throw InputError(at + "model_format: '" + model_format + "' is not one of: ubj, json");
@@ -182,11 +185,23 @@ Surrogate SurrogateFromJson(const nlohmann::json& doc, const std::string& file, 
     } catch (const InputError& e) {
       throw InputError(at + "model_base64: " + e.what());
     }
+    // The checksum (files written since it was added) vouches for the bytes; the structural check
+    // of Regressor::FromBuffer (Forest::CheckModel) for what XGBoost's loader trusts, in any file.
+    if (m.contains("model_sha256")) {
+      const auto expected = Get<std::string>(m, at, "model_sha256");
+      const std::string actual = Sha256Hex(bytes);
+      if (expected != actual) {
+        throw InputError(at + "model_sha256: the model's SHA-256 is " + actual + ", not " +
+                         expected + " (the file is corrupt)");
+      }
+    }
     std::optional<Regressor> r;
     try {
       r.emplace(Regressor::FromBuffer(bytes, nthread));
     } catch (const XgboostError& e) {
       throw InputError(at + "model_base64: not a readable XGBoost model: " + e.what());
+    } catch (const InputError& e) {
+      throw InputError(at + "model_base64: " + e.what());
     }
     TrainingHistory h = r->history();
     if (m.contains("best_iteration")) h.best_iteration = Get<int>(m, at, "best_iteration");
@@ -216,9 +231,8 @@ void SaveSurrogate(const std::string& path, const Ensemble& ensemble,
   }
 }
 
-Surrogate LoadSurrogate(const std::string& path, int nthread) {
+Surrogate ParseSurrogate(std::string_view bytes, const std::string& path, int nthread) {
   const ContainerFormat format = ContainerFormatFromPath(path);
-  const std::string bytes = ReadFile(path);
   nlohmann::json doc;
   try {
     doc = format == ContainerFormat::kJson ? nlohmann::json::parse(bytes)
@@ -229,6 +243,11 @@ Surrogate LoadSurrogate(const std::string& path, int nthread) {
                      " document: " + e.what());
   }
   return SurrogateFromJson(doc, path, nthread);
+}
+
+Surrogate LoadSurrogate(const std::string& path, int nthread) {
+  CheckSurrogatePath(path);
+  return ParseSurrogate(ReadFile(path), path, nthread);
 }
 
 }  // namespace dcnas::surrogate

@@ -9,10 +9,13 @@
 //     "metadata": { ... },              // the caller's object, stored as given
 //     "members": [
 //       {"best_iteration": 287, "best_valid_rmse": 0.41, "rounds_trained": 338,
-//        "model_format": "ubj", "model_base64": "..."}   // XGBoost's UBJ model, base64
+//        "model_format": "ubj", "model_base64": "...",   // XGBoost's UBJ model, base64
+//        "model_sha256": "..."}                          // of the decoded model (optional)
 //     ]
 //   }
-// Unknown keys are refused. Saving is atomic (temporary file + rename).
+// Unknown keys are refused. Loading never hands XGBoost bytes the project has not checked: a
+// member's model_sha256 (written since it was added; files without it still load) must match its
+// decoded model, and every model must pass Forest::CheckModel's structural check first. Saving is atomic (temporary file + rename).
 #pragma once
 
 #include <string>
@@ -47,6 +50,9 @@ void SaveSurrogate(const std::string& path, const Ensemble& ensemble,
 // Reads and validates; every error is an InputError naming the file and the key. Boosters run
 // with `nthread` threads.
 Surrogate LoadSurrogate(const std::string& path, int nthread = 1);
+// LoadSurrogate on a file's contents `bytes`; `path` names it in errors and its extension picks
+// the container format.
+Surrogate ParseSurrogate(std::string_view bytes, const std::string& path, int nthread = 1);
 
 // Standard base64 (RFC 4648, with padding). Decode throws InputError on malformed input.
 std::string EncodeBase64(std::string_view bytes);

@@ -14,6 +14,7 @@
 #include "common/table.h"
 #include "common/text.h"
 #include "models/counts.h"
+#include "surrogate/surrogate_file.h"
 #include "tests/surrogate/synthetic_accuracy.h"
 
 namespace dcnas::surrogate {
@@ -131,6 +132,9 @@ TEST_CASE("fitting from files: the data's hash, the report and chart, then the m
   CHECK(nlohmann::json::parse(ReadFile(out + ".report.json")) == fit.metadata["report"]);
   CHECK(ReadFile(out + ".parity.svg") == fit.parity_svg);
   CHECK(AccuracySurrogate::Load(out).space().fingerprint() == space.fingerprint());
+  // The labels' range, which bounds the prediction sanity check of Load.
+  REQUIRE(fit.metadata["label_range"].size() == 2);
+  CHECK(fit.metadata["label_range"][0].get<double>() <= fit.metadata["label_range"][1].get<double>());
   CHECK_THROWS_WITH(
       FitAccuracySurrogateFiles((dir / "none.yaml").string(), {a}, (dir / "n.json").string(), o),
       Contains("none.yaml"));
@@ -140,6 +144,85 @@ TEST_CASE("fitting from files: the data's hash, the report and chart, then the m
 std::string TempPath(const std::string& name) {
   return (fs::temp_directory_path() / ("dcnas-acc-sur-" + std::to_string(::getpid()) + "-" + name))
       .string();
+}
+
+
+std::string ShippedPath() {
+  const char* root = std::getenv("DCNAS_SOURCE_ROOT");
+  return std::string(root ? root : ".") + "/data/surrogates/dc-accelerator.ubj";
+}
+
+TEST_CASE("the shipped surrogate passes the structural and prediction checks, as it predicted") {
+  // Predictions of the shipped members through the compiled Forest and through XGBoost agree bit
+  // for bit, and sampled architectures land within plausible accuracies.
+  const Surrogate raw = LoadSurrogate(ShippedPath());
+  const AccuracySurrogate s = AccuracySurrogate::Load(ShippedPath());
+  std::mt19937_64 rng(11);
+  std::vector<space::Encoding> es;
+  for (int i = 0; i < 16; ++i) es.push_back(s.space().Sample(rng));
+  const space::FeatureSet f = s.Features(es, std::vector<space::Scaling>(es.size()));
+  const MatrixView x{f.values.data(), f.rows, f.names.size()};
+  for (const Regressor& m : raw.ensemble.members()) {
+    std::vector<float> booster(x.rows);
+    m.booster().Predict(x, booster);
+    CHECK(m.Predict(x) == booster);
+  }
+  std::vector<float> mean, stddev;
+  s.PredictFeatures(f, mean, stddev);
+  for (const float y : mean) {
+    CHECK(y > 40.0F);
+    CHECK(y < 90.0F);
+  }
+}
+
+TEST_CASE("one changed character in the shipped surrogate: refused or loaded, never a crash") {
+  const std::string bytes = ReadFile(ShippedPath());
+  const nlohmann::json doc = nlohmann::json::from_ubjson(bytes);
+  const std::string b64 = doc["members"][0]["model_base64"].get<std::string>();
+  const size_t at = bytes.find(b64);
+  REQUIRE(at != std::string::npos);
+  const std::string path = TempPath("changed.ubj");
+  std::mt19937_64 rng(3);
+  int refused = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    std::string changed = bytes;
+    const size_t pos = at + rng() % b64.size();
+    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char c = alphabet[rng() % 64];
+    if (c == changed[pos]) c = c == 'A' ? 'B' : 'A';
+    changed[pos] = c;
+    WriteFileAtomic(path, changed);
+    INFO("offset " << pos);
+    try {
+      (void)AccuracySurrogate::Load(path);
+    } catch (const InputError& e) {
+      ++refused;
+      CHECK_THAT(e.what(), Contains(path));
+    }
+  }
+  (void)refused;  // the shipped file has no checksums: a changed leaf digit may still load
+  fs::remove(path);
+}
+
+TEST_CASE("a member predicting implausible accuracies is refused when the surrogate loads") {
+  nlohmann::json doc = nlohmann::json::from_ubjson(ReadFile(ShippedPath()));
+  auto& member = doc["members"][2];
+  nlohmann::json model = nlohmann::json::from_ubjson(
+      DecodeBase64(member["model_base64"].get<std::string>()));
+  // A finite base_score the structural check cannot fault, but far off the labels.
+  model["learner"]["learner_model_param"]["base_score"] = "-1E3";
+  const std::string text = model.dump();
+  member["model_format"] = "json";
+  member["model_base64"] = EncodeBase64(text);
+  member["model_sha256"] = Sha256Hex(text);
+  const std::string path = TempPath("implausible.ubj");
+  const std::vector<std::uint8_t> ubj = nlohmann::json::to_ubjson(doc);
+  WriteFileAtomic(path, std::string(ubj.begin(), ubj.end()));
+  CHECK_NOTHROW(LoadSurrogate(path));  // the container and models are well formed
+  CHECK_THROWS_AS(AccuracySurrogate::Load(path), InputError);
+  CHECK_THROWS_WITH(AccuracySurrogate::Load(path),
+                    Contains(path) && Contains("members[2]") && Contains("predicts"));
+  fs::remove(path);
 }
 
 TEST_CASE("fit and predict see identical features for one encoding, computed from the space") {
