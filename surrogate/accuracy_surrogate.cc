@@ -329,8 +329,9 @@ SurrogateFit FitAccuracySurrogate(const space::Space& space, const std::string& 
                   {"recipe", recipe.Key()},
                   {"feature_names", f.names},
                   {"label_transform", LabelTransformName(o.label_transform)},
-                  {"label_range", {*std::min_element(t.labels.begin(), t.labels.end()),
-                                   *std::max_element(t.labels.begin(), t.labels.end())}},
+                  {"label_range",
+                   {*std::min_element(t.labels.begin(), t.labels.end()),
+                    *std::max_element(t.labels.begin(), t.labels.end())}},
                   {"ensemble", params.ToJson()},
                   {"report", r.ToJson()}};
   return fit;

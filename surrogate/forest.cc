@@ -77,8 +77,8 @@ std::size_t ParseCountField(const std::string& text, const std::string& where, s
     v = v * 10 + static_cast<std::size_t>(c - '0');
   }
   if (!ok || v > max) {
-    throw InputError("XGBoost model: " + where + ": '" + text +
-                     "' is not a count in [0, " + std::to_string(max) + "]");
+    throw InputError("XGBoost model: " + where + ": '" + text + "' is not a count in [0, " +
+                     std::to_string(max) + "]");
   }
   return v;
 }
@@ -114,8 +114,8 @@ Forest Forest::FromModel(std::string_view bytes) {
   // UBJSON's '{' is followed by a type marker ('i', 'U', 'L', '$', '#', ...), JSON's by
   // whitespace, '"' or '}'.
   std::size_t i = 1;
-  while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' ||
-                              bytes[i] == '\t')) {
+  while (i < bytes.size() &&
+         (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' || bytes[i] == '\t')) {
     ++i;
   }
   const bool json = !bytes.empty() && bytes[0] == '{' &&
@@ -162,8 +162,9 @@ Forest Forest::FromJson(const nlohmann::json& model) {
   }
   if (lmp.contains("num_class") &&
       CountField(lmp, "num_class", "learner_model_param", kMaxFeatures) > 1) {
-    throw InputError("XGBoost model: learner_model_param.num_class: multi-class models "
-                     "unsupported");
+    throw InputError(
+        "XGBoost model: learner_model_param.num_class: multi-class models "
+        "unsupported");
   }
   const auto& gb = At(learner, "gradient_booster", "learner");
   if (String(gb, "name", "gradient_booster") != "gbtree") {
@@ -171,20 +172,21 @@ Forest Forest::FromJson(const nlohmann::json& model) {
   }
   const auto& gbm = At(gb, "model", "gradient_booster");
   const auto& trees = At(gbm, "trees", "gradient_booster.model");
-  if (!trees.is_array()) throw InputError("XGBoost model: gradient_booster.model.trees: not an array");
+  if (!trees.is_array())
+    throw InputError("XGBoost model: gradient_booster.model.trees: not an array");
   if (trees.size() > kMaxTrees) {
-    throw InputError("XGBoost model: gradient_booster.model.trees: " +
-                     std::to_string(trees.size()) + " trees (at most " +
-                     std::to_string(kMaxTrees) + ")");
+    throw InputError(
+        "XGBoost model: gradient_booster.model.trees: " + std::to_string(trees.size()) +
+        " trees (at most " + std::to_string(kMaxTrees) + ")");
   }
   const std::size_t num_trees = trees.size();
   // XGBoost indexes tree_info, gbtree_model_param.num_trees and iteration_indptr by tree without
   // checking them against each other.
   const auto tree_info = Array<std::int64_t>(gbm, "tree_info", "gradient_booster.model");
   if (tree_info.size() != num_trees) {
-    throw InputError("XGBoost model: gradient_booster.model.tree_info: " +
-                     std::to_string(tree_info.size()) + " entries for " +
-                     std::to_string(num_trees) + " trees");
+    throw InputError(
+        "XGBoost model: gradient_booster.model.tree_info: " + std::to_string(tree_info.size()) +
+        " entries for " + std::to_string(num_trees) + " trees");
   }
   for (std::size_t t = 0; t < num_trees; ++t) {
     if (tree_info[t] != 0) {
@@ -209,9 +211,10 @@ Forest Forest::FromJson(const nlohmann::json& model) {
               indptr.back() == static_cast<std::int64_t>(num_trees);
     for (std::size_t k = 1; ok && k < indptr.size(); ++k) ok = indptr[k] >= indptr[k - 1];
     if (!ok) {
-      throw InputError("XGBoost model: gradient_booster.model.iteration_indptr: not a "
-                       "non-decreasing list from 0 to the number of trees (" +
-                       std::to_string(num_trees) + ")");
+      throw InputError(
+          "XGBoost model: gradient_booster.model.iteration_indptr: not a "
+          "non-decreasing list from 0 to the number of trees (" +
+          std::to_string(num_trees) + ")");
     }
   }
   std::vector<bool> tree_id_seen(num_trees, false);
@@ -308,9 +311,8 @@ Forest Forest::FromJson(const nlohmann::json& model) {
       if (left[id] < 0) continue;
       for (auto child : {left[id], right[id]}) {
         if (new_id[child] != UINT32_MAX) {
-          throw InputError("XGBoost model: " + where + " node " + std::to_string(id) +
-                           ": child " + std::to_string(child) +
-                           " is reached twice (a cycle or a shared node)");
+          throw InputError("XGBoost model: " + where + " node " + std::to_string(id) + ": child " +
+                           std::to_string(child) + " is reached twice (a cycle or a shared node)");
         }
         if (parents[child] != id) {
           throw InputError("XGBoost model: " + where + ".parents[" + std::to_string(child) +

@@ -15,7 +15,8 @@
 //   }
 // Unknown keys are refused. Loading never hands XGBoost bytes the project has not checked: a
 // member's model_sha256 (written since it was added; files without it still load) must match its
-// decoded model, and every model must pass Forest::CheckModel's structural check first. Saving is atomic (temporary file + rename).
+// decoded model, and every model must pass Forest::CheckModel's structural check first. Saving is
+// atomic (temporary file + rename).
 #pragma once
 
 #include <string>

@@ -134,7 +134,8 @@ TEST_CASE("fitting from files: the data's hash, the report and chart, then the m
   CHECK(AccuracySurrogate::Load(out).space().fingerprint() == space.fingerprint());
   // The labels' range, which bounds the prediction sanity check of Load.
   REQUIRE(fit.metadata["label_range"].size() == 2);
-  CHECK(fit.metadata["label_range"][0].get<double>() <= fit.metadata["label_range"][1].get<double>());
+  CHECK(fit.metadata["label_range"][0].get<double>() <=
+        fit.metadata["label_range"][1].get<double>());
   CHECK_THROWS_WITH(
       FitAccuracySurrogateFiles((dir / "none.yaml").string(), {a}, (dir / "n.json").string(), o),
       Contains("none.yaml"));
@@ -145,7 +146,6 @@ std::string TempPath(const std::string& name) {
   return (fs::temp_directory_path() / ("dcnas-acc-sur-" + std::to_string(::getpid()) + "-" + name))
       .string();
 }
-
 
 std::string ShippedPath() {
   const char* root = std::getenv("DCNAS_SOURCE_ROOT");
@@ -207,8 +207,8 @@ TEST_CASE("one changed character in the shipped surrogate: refused or loaded, ne
 TEST_CASE("a member predicting implausible accuracies is refused when the surrogate loads") {
   nlohmann::json doc = nlohmann::json::from_ubjson(ReadFile(ShippedPath()));
   auto& member = doc["members"][2];
-  nlohmann::json model = nlohmann::json::from_ubjson(
-      DecodeBase64(member["model_base64"].get<std::string>()));
+  nlohmann::json model =
+      nlohmann::json::from_ubjson(DecodeBase64(member["model_base64"].get<std::string>()));
   // A finite base_score the structural check cannot fault, but far off the labels.
   model["learner"]["learner_model_param"]["base_score"] = "-1E3";
   const std::string text = model.dump();

@@ -52,7 +52,8 @@ struct Fixture {
 
 // Member `k`'s XGBoost model as JSON.
 nlohmann::json MemberModel(const nlohmann::json& doc, std::size_t k) {
-  return nlohmann::json::from_ubjson(DecodeBase64(doc["members"][k]["model_base64"].get<std::string>()));
+  return nlohmann::json::from_ubjson(
+      DecodeBase64(doc["members"][k]["model_base64"].get<std::string>()));
 }
 
 // `doc` with member `k`'s model replaced by `model` (UBJSON), its checksum recomputed: what a
@@ -144,8 +145,8 @@ TEST_CASE("a truncated surrogate file is refused naming the file", "[surrogate][
     const std::string path = (dir / name).string();
     SaveSurrogate(path, f.ensemble, {{"k", 1}});
     const std::string bytes = ReadFile(path);
-    for (const std::size_t keep : {std::size_t{0}, std::size_t{1}, bytes.size() / 3,
-                                   bytes.size() / 2, bytes.size() - 2}) {
+    for (const std::size_t keep :
+         {std::size_t{0}, std::size_t{1}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 2}) {
       INFO(name << " truncated to " << keep << " bytes");  // (- 2: past the JSON newline)
       WriteFileAtomic(path, bytes.substr(0, keep));
       CHECK_THROWS_AS(LoadSurrogate(path), InputError);
@@ -180,8 +181,7 @@ TEST_CASE("a member model XGBoost would crash or mispredict on is refused before
   }
   SECTION("a child index out of range") {
     tree["left_children"][0] = 1000;
-    CheckRefused(WithMemberModel(f.doc, 0, model),
-                 {"members[0]", "trees[0]", "child index 1000"});
+    CheckRefused(WithMemberModel(f.doc, 0, model), {"members[0]", "trees[0]", "child index 1000"});
   }
   SECTION("a negative child index") {
     tree["right_children"][0] = -7;
