@@ -233,7 +233,7 @@ TEST_CASE("Corrupt surrogate containers are refused naming the file and key", "[
   {
     auto d = good;
     d["members"][0]["model_base64"] = sur::EncodeBase64("{\"not\": \"a model\"}");
-    check(d, "members[0].model_sha256");  // the checksum no longer matches
+    check(d, "members[0].model_sha256");    // the checksum no longer matches
     d["members"][0].erase("model_sha256");  // a file written before checksums
     check(d, "members[0].model_base64");
   }

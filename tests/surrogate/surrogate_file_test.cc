@@ -227,6 +227,19 @@ TEST_CASE("a member model XGBoost would crash or mispredict on is refused before
   }
 }
 
+TEST_CASE("a standalone model file is checked before XGBoost loads it",
+          "[surrogate][surrogate_file]") {
+  Fixture f;
+  nlohmann::json model = MemberModel(f.doc, 0);
+  model["learner"]["gradient_booster"]["model"]["tree_info"] = nlohmann::json::array();
+  const auto dir = TempDir();
+  const std::string path = (dir / "model.json").string();
+  WriteFileAtomic(path, model.dump());
+  CHECK_THROWS_AS(Regressor::Load(path), InputError);
+  CHECK_THROWS_WITH(Regressor::Load(path), Catch::Contains(path) && Catch::Contains("tree_info"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("Forest::CheckModel accepts what XGBoost writes, in both formats",
           "[surrogate][surrogate_file]") {
   Fixture f;
