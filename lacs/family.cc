@@ -229,7 +229,8 @@ TrainedStore::TrainedStore(std::string path)
     if (!j.is_object() || key == j.end() || !key->is_string()) {
       throw InputError(where + "not a trained-accuracy line: missing 'key'");
     }
-    for (const auto& [name, value] : j.items()) {
+    for (const auto& item : j.items()) {
+      const std::string& name = item.key();
       if (std::none_of(kKeys.begin(), kKeys.end(), [&name](const char* k) { return name == k; })) {
         throw InputError(where + "unknown key " + json(name).dump() +
                          " (a trained-accuracy line has config, key, label, proxy_params, "

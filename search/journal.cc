@@ -66,7 +66,8 @@ nlohmann::json ConfigValue(const nlohmann::json& header, const char* key) {
 JournalEntry CheckedEntry(const nlohmann::json& j, const std::string& where,
                           const ReplayRules& rules) {
   if (!j.is_object()) throw InputError(where + "not a JSON object (a journal result line)");
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();
     if (std::find_if(kLineKeys.begin(), kLineKeys.end(),
                      [&key](const char* k) { return key == k; }) == kLineKeys.end()) {
       throw InputError(where + "unknown key " + Shown(nlohmann::json(key)) +

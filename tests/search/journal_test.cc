@@ -38,16 +38,16 @@ const nlohmann::json kHeader = JournalHeader(
     {{"seed", 1}, {"accuracy", {{"kind", "table"}, {"file", "a.csv"}, {"sha256", "ab"}}}});
 
 const Space& TestSpace() {
-  static const Space space = [] {
+  static const Space kSpace = [] {
     const char* root = std::getenv("DCNAS_SOURCE_ROOT");
     return Space::Load(std::string(root ? root : ".") + "/data/search_spaces/dc-accelerator.yaml");
   }();
-  return space;
+  return kSpace;
 }
 
 // Distinct canonical encodings of the test space, in a fixed order.
 const std::vector<std::string>& Texts() {
-  static const std::vector<std::string> texts = [] {
+  static const std::vector<std::string> kTexts = [] {
     std::mt19937_64 rng(3);
     std::vector<std::string> out;
     while (out.size() < 8) {
@@ -56,7 +56,7 @@ const std::vector<std::string>& Texts() {
     }
     return out;
   }();
-  return texts;
+  return kTexts;
 }
 
 constexpr double kTargetMs = 2.0;
@@ -67,14 +67,14 @@ double Reward(double accuracy, double latency_ms) {
 
 // Function-local: the space's tables are statics of another translation unit.
 const ReplayRules& Rules() {
-  static const ReplayRules rules{.space = &TestSpace(), .reward = Reward, .latency = true};
-  return rules;
+  static const ReplayRules kRules{.space = &TestSpace(), .reward = Reward, .latency = true};
+  return kRules;
 }
 const ReplayRules& AccuracyOnly() {
-  static const ReplayRules rules{.space = &TestSpace(),
-                                 .reward = [](double accuracy, double) { return accuracy; },
-                                 .latency = false};
-  return rules;
+  static const ReplayRules kRules{.space = &TestSpace(),
+                                  .reward = [](double accuracy, double) { return accuracy; },
+                                  .latency = false};
+  return kRules;
 }
 
 // A fresh evaluation's entry: id, the i-th encoding, the reward of its accuracy and latency.
