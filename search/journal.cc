@@ -217,14 +217,16 @@ std::vector<JournalEntry> ReplayJournal(const std::vector<std::string>& lines,
     const std::string where = where_at(i + 1);
     const nlohmann::json j = ParseJsonLine(lines[i], where, "not a JSON line (a journal is JSONL)");
     if (i == 0) {
-      if (!j.is_object() || j.value("format", "") != kJournalFormat) {
+      // Compared as JSON values: a format or version of another type is refused, not thrown.
+      if (!j.is_object() || !j.contains("format") || j["format"] != kJournalFormat) {
         throw InputError(where + "not a search journal (format is not '" +
                          std::string(kJournalFormat) + "')");
       }
-      if (j.value("version", 0) != kJournalVersion) {
-        throw InputError(where + "journal version " + j.value("version", nlohmann::json()).dump() +
+      const nlohmann::json version = j.contains("version") ? j["version"] : nlohmann::json();
+      if (version != kJournalVersion) {
+        throw InputError(where + "journal version " + Shown(version) +
                          ", this dcnas writes version " + std::to_string(kJournalVersion) +
-                         (j.value("version", 0) == 1
+                         (version == 1
                               ? " (key 'version': version 1 charged every evaluation to the "
                                 "budget, version 2 counts distinct networks; start a new run)"
                               : " (key 'version')"));

@@ -174,6 +174,16 @@ TEST_CASE("resume refuses a file that is not a journal, naming the line") {
   dcnas::WriteFileAtomic(path, kHeader.dump() + "\nnot json\n");
   CHECK_THROWS_WITH(Journal::Resume(path, kHeader, Rules(), entries),
                     Catch::Contains("bad.jsonl:2: not a JSON line"));
+  // A format or version of another type (found by fuzz_journal_replay: it escaped as a
+  // nlohmann::json type error).
+  dcnas::WriteFileAtomic(path, "{\"format\":69}\n");
+  CHECK_THROWS_WITH(Journal::Resume(path, kHeader, Rules(), entries),
+                    Catch::Contains("bad.jsonl:1: not a search journal"));
+  nlohmann::json version = kHeader;
+  version["version"] = "2";
+  dcnas::WriteFileAtomic(path, version.dump() + "\n");
+  CHECK_THROWS_WITH(Journal::Resume(path, kHeader, Rules(), entries),
+                    Catch::Contains("bad.jsonl:1: journal version \"2\""));
 }
 
 TEST_CASE("a journal line is what nlohmann::json writes for the entry's object") {
