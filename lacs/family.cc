@@ -1,6 +1,7 @@
 #include "lacs/family.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "models/counts.h"
 #include "models/graph_json.h"
 #include "models/zoo/zoo.h"
+#include "search/journal.h"
 #include "search/strategy.h"
 #include "space/space.h"
 
@@ -213,25 +215,47 @@ std::string StoreKey(const std::string& graph_key, const proxy::ProxyRecipe& rec
 
 TrainedStore::TrainedStore(std::string path)
     : log_(AppendLog::Open(path, {.create_directories = true})) {
+  // What Add writes (and "error", refused below with its own message).
+  static constexpr std::array<const char*, 8> kKeys = {
+      "config",       "error",         "key",          "label",
+      "proxy_params", "test_accuracy", "train_time_s", "val_accuracy"};
+  std::map<std::string, size_t> key_lines;  // key -> line
   const std::vector<std::string>& lines = log_.lines();
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     const std::string where = log_.Where(i + 1);
-    json j;
-    try {
-      j = json::parse(lines[i]);
-    } catch (const json::exception&) {
-      throw InputError(where + "not JSON");
-    }
-    const auto key = j.find("key");
+    const json j = search::ParseJsonLine(lines[i], where, "not JSON");
+    const auto key = j.is_object() ? j.find("key") : j.end();
     if (!j.is_object() || key == j.end() || !key->is_string()) {
       throw InputError(where + "not a trained-accuracy line: missing 'key'");
     }
+    for (const auto& item : j.items()) {
+      const std::string& name = item.key();
+      if (std::none_of(kKeys.begin(), kKeys.end(), [&name](const char* k) { return name == k; })) {
+        throw InputError(where + "unknown key " + json(name).dump() +
+                         " (a trained-accuracy line has config, key, label, proxy_params, "
+                         "test_accuracy, train_time_s, val_accuracy)");
+      }
+    }
+    if (const auto label = j.find("label"); label != j.end() && !label->is_string()) {
+      throw InputError(where + "key 'label' is " + label->dump() + ": not a string");
+    }
+    if (const auto config = j.find("config"); config != j.end() && !config->is_object()) {
+      throw InputError(where + "key 'config' is " + config->dump() + ": not an object");
+    }
     const proxy::TrainedResult r = proxy::TrainedFromJson(j, where);
     if (!r.error.empty()) throw InputError(where + "a trained-accuracy line holds no error");
-    const auto [it, added] = results_.emplace(key->get<std::string>(), r);
-    if (!added && !(it->second == r)) {
-      throw InputError(where + "key " + it->first + " was stored before with other results");
+    const std::string k = key->get<std::string>();
+    const auto [it, added] = results_.emplace(k, r);
+    if (added) {
+      key_lines[k] = i + 1;
+    } else if (!(it->second == r)) {
+      throw InputError(where + "key " + json(k).dump() + " was stored on line " +
+                       std::to_string(key_lines[k]) + " with other results (val_accuracy " +
+                       json(it->second.val_accuracy).dump() + ", test_accuracy " +
+                       json(it->second.test_accuracy).dump() + " there, " +
+                       json(r.val_accuracy).dump() + ", " + json(r.test_accuracy).dump() +
+                       " here): one network, one training");
     }
   }
 }

@@ -19,7 +19,7 @@ shift $(($# >= 2 ? 2 : $#))
 jobs="${JOBS:-2}"
 root=$PWD
 all=(graph_json block_string accelerator_yaml stack_yaml calibration_yaml set_override
-  measurement_csv space_yaml accuracy_csv)
+  measurement_csv space_yaml accuracy_csv journal_replay surrogate_file)
 targets=("${@:-${all[@]}}")
 [ "$#" -eq 0 ] && targets=("${all[@]}")
 shipped() {  # the shipped inputs of a target

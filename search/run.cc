@@ -384,15 +384,24 @@ void CheckReferences(const std::vector<std::string>& references) {
   }
 }
 
-// The run's journal: created, or with options.resume continued (its results in `journaled`).
-Journal OpenJournal(const std::string& path, const SearchOptions& options,
-                    const nlohmann::json& header, std::vector<JournalEntry>& journaled) {
+// The run's journal: created, or with options.resume continued (its results in `journaled`,
+// each checked as a fresh evaluation of this run would be: its space, its reward, its latency).
+Journal OpenJournal(const space::Space& space, const std::string& path,
+                    const SearchOptions& options, const nlohmann::json& header,
+                    std::vector<JournalEntry>& journaled) {
   const bool exists = std::filesystem::exists(path);
   if (exists && !options.resume) {
     throw InputError(path + " exists: --resume continues it, or choose another --out");
   }
+  const ReplayRules rules{.space = &space,
+                          .reward =
+                              [&options](double accuracy, double latency_ms) {
+                                return SearchReward(options, accuracy, latency_ms);
+                              },
+                          .latency = !options.accuracy_only};
   Journal journal =
-      exists ? Journal::Resume(path, header, journaled) : Journal::Create(path, header);
+      exists ? Journal::Resume(path, header, rules, journaled) : Journal::Create(path, header);
+  // ReplayJournal refuses a line past the header's config.budget, which equals options.budget.
   if (static_cast<int64_t>(journaled.size()) > options.budget) {
     throw InternalError(path + ": more results than the budget recorded in its header");
   }
@@ -411,7 +420,7 @@ struct SearchRun {
         progress(progress_in),
         path(std::move(path_in)),
         result{.header = std::move(header)},
-        journal(OpenJournal(path, o, result.header, journaled)) {
+        journal(OpenJournal(s, path, o, result.header, journaled)) {
     p.budget = o.budget;
     p.best_reward = -std::numeric_limits<double>::infinity();
   }

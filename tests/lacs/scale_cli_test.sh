@@ -57,6 +57,24 @@ printf '{"key":"a","val_accuracy":1,"test_accuracy":1,"train_time_s":1,"proxy_pa
   > "$tmp/bad.jsonl"
 check "malformed trained file" 2 "$dcnas" scale "$x" --trained "$tmp/bad.jsonl" --out "$tmp/f"
 contains "malformed trained file: file and line" "$tmp/err" "bad.jsonl:2: not JSON"
+# A trained-accuracy file edited by hand: one key with two results, a key Add never writes, a
+# member name twice in one line. Each is refused naming the file, the line and the key.
+line='{"key":"k1","label":"a","val_accuracy":70,"test_accuracy":69,"train_time_s":1,"proxy_params":5}'
+printf '%s\n%s\n' "$line" "${line/\"val_accuracy\":70/\"val_accuracy\":75}" > "$tmp/twice.jsonl"
+check "trained file: one key, two results" 2 "$dcnas" scale "$x" --trained "$tmp/twice.jsonl" --out "$tmp/f"
+contains "one key, two results: file, line and key" "$tmp/err" \
+  'twice.jsonl:2: key "k1" was stored on line 1 with other results (val_accuracy 70'
+printf '%s\n%s\n' "$line" "${line/\"key\":\"k1\"/\"key\":\"k2\",\"note\":1}" > "$tmp/unknown.jsonl"
+check "trained file: unknown key" 2 "$dcnas" scale "$x" --trained "$tmp/unknown.jsonl" --out "$tmp/f"
+contains "unknown key: file, line and key" "$tmp/err" 'unknown.jsonl:2: unknown key "note"'
+printf '%s\n' "${line/\"label\"/\"val_accuracy\":99,\"label\"}" > "$tmp/member.jsonl"
+check "trained file: a member name twice" 2 "$dcnas" scale "$x" --trained "$tmp/member.jsonl" --out "$tmp/f"
+contains "member twice: file, line and key" "$tmp/err" 'member.jsonl:1: key "val_accuracy" given twice'
+printf '%s\n%s\n' "$line" "$line" > "$tmp/same.jsonl"
+check "trained file: one key, the same result twice" 2 "$dcnas" scale "$x" --trained "$tmp/same.jsonl" \
+  --no-train --out "$tmp/f"
+contains "the same result twice is read (the run stops for the untrained grid)" "$tmp/err" \
+  "have no trained accuracy"
 check "nothing trained and --no-train" 2 "$dcnas" scale "$x" --no-train --out "$tmp/f"
 contains "missing accuracies counted" "$tmp/err" "have no trained accuracy"
 [ ! -e "$tmp/f/family.json" ] && echo "ok   refused runs write no family" ||
