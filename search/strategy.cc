@@ -7,8 +7,8 @@
 #include <deque>
 #include <limits>
 #include <numeric>
-#include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "common/errors.h"
@@ -17,6 +17,17 @@
 
 namespace dcnas::search {
 namespace {
+
+// Sets of encodings the strategies ask membership of on every proposal (never iterated, so the
+// order of a hash set cannot reach a search): FNV-1a over the choice indices.
+struct EncodingHash {
+  size_t operator()(const space::Encoding& e) const {
+    uint64_t h = 1469598103934665603ULL;
+    for (const int v : e) h = (h ^ static_cast<uint32_t>(v)) * 1099511628211ULL;
+    return static_cast<size_t>(h);
+  }
+};
+using EncodingSet = std::unordered_set<space::Encoding, EncodingHash>;
 
 // Evolution and NSGA-II breed a child again this many times when it was asked before.
 constexpr int kChildRetries = 10;
@@ -115,7 +126,7 @@ class RandomStrategy : public Strategy {
     seen_.insert(e);
     return e;
   }
-  std::set<space::Encoding> seen_;
+  EncodingSet seen_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -174,7 +185,7 @@ class EvolutionStrategy : public Strategy {
     return population_[best].first;
   }
   std::deque<std::pair<space::Encoding, double>> population_;  // oldest first
-  std::set<space::Encoding> seen_;                             // every encoding asked
+  EncodingSet seen_;                                           // every encoding asked
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -393,7 +404,7 @@ class Nsga2Strategy : public Strategy {
   size_t handed_out_ = 0;
   size_t told_in_generation_ = 0;
   std::vector<Member> told_;  // told members of the current generation
-  std::set<space::Encoding> seen_;
+  EncodingSet seen_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -489,7 +500,7 @@ class PredictorStrategy : public Strategy {
     elite.resize(top);
     const auto randoms = static_cast<size_t>(kPredictorRandomShare * static_cast<double>(size));
     std::vector<space::Encoding> pool;
-    std::set<space::Encoding> in_pool;
+    EncodingSet in_pool;
     auto add = [&](space::Encoding e) {
       if (asked_.count(e) == 0 && in_pool.insert(e).second) pool.push_back(std::move(e));
     };
@@ -520,8 +531,8 @@ class PredictorStrategy : public Strategy {
   PredictorModel model_;
   std::vector<space::Encoding> encodings_;  // distinct told networks, in telling order
   std::vector<double> rewards_;
-  std::set<space::Encoding> told_;
-  std::set<space::Encoding> asked_;
+  EncodingSet told_;
+  EncodingSet asked_;
   size_t fitted_on_ = 0;  // results the model was last fitted on
 };
 
