@@ -127,6 +127,8 @@ const std::vector<OptionRange>& OptionRanges() {
       {"task-timeout", 0, 1e7},
       {"chips", 1, 1 << 16},
       {"triad-mib", 1, 1 << 16},
+      {"draws", 1, 1000000},
+      {"level", 0.001, 0.999},
   };
   return kRanges;
 }

@@ -1,18 +1,26 @@
-// dcnas accuracy-data generate | import | stats
+// dcnas accuracy-data generate | import | stats | validity
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "cli/cli.h"
 #include "cli/executor_options.h"
 #include "cli/recipe_options.h"
+#include "common/file_io.h"
 #include "common/table.h"
+#include "common/text.h"
 #include "exec/executor.h"
 #include "proxy/accuracy_data.h"
 #include "proxy/benchmark_import.h"
+#include "proxy/label_noise.h"
+#include "proxy/validity.h"
 #include "space/space.h"
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/train.h"
@@ -29,6 +37,7 @@ int Generate(const Args&) {
 #else
 struct GenerateArgs {
   std::string space_file;
+  std::string stratify_by;
   proxy::GenerateOptions g;
   RecipeArgs recipe;
   ExecutorArgs exec;
@@ -38,7 +47,12 @@ void AddGenerateOptions(po::options_description& options, GenerateArgs& a) {
   proxy::GenerateOptions& g = a.g;
   options.add_options()("space", po::value(&a.space_file), "search-space YAML file")(
       "count", po::value(&g.count), "architectures to sample and train")(
-      "seed", po::value(&g.seed)->default_value(0), "seed of the sampling (and of the runs)")(
+      "stratify-by", po::value(&a.stratify_by),
+      "accuracy CSV of the space (a benchmark's, from `accuracy-data import`): instead of "
+      "sampling, train --count of its networks stratified over its accuracy range (sorted by "
+      "mean accuracy, --count strata of equal size, one network from each, in a shuffled order "
+      "so that any prefix spans the range)")("seed", po::value(&g.seed)->default_value(0),
+                                             "seed of the sampling (and of the runs)")(
       "replicates", po::value(&g.replicates)->default_value(1),
       "trainings per architecture with different seeds (2 measures the label noise)")(
       "scaling", po::bool_switch(&g.scaling),
@@ -61,7 +75,8 @@ int Generate(const Args& args) {
   po::variables_map vm;
   if (!Parse(args,
              "dcnas accuracy-data generate --space FILE --count N --seed S [proxy options] "
-             "[--replicates R] [--scaling] [--jobs K] --out data.csv [--resume]",
+             "[--stratify-by BENCH.csv] [--replicates R] [--scaling] [--jobs K] --out data.csv "
+             "[--resume]",
              "Samples architectures from the space, trains each on the Fashion-MNIST proxy and "
              "appends one row per finished run. A kill loses at most the runs in flight; "
              "--resume trains only what is missing.",
@@ -72,6 +87,11 @@ int Generate(const Args& args) {
   proxy::GenerateOptions& g = a.g;
   const bool mpi = a.exec.UseMpi("run the whole plan", g.jobs, "jobs");
   const space::Space space = space::Space::Load(a.space_file);
+  if (!a.stratify_by.empty()) {
+    if (g.scaling) throw UsageError("accuracy-data generate: --stratify-by takes no --scaling");
+    g.encodings =
+        proxy::StratifiedSample(proxy::ReadAccuracyData(a.stratify_by, &space), g.count, g.seed);
+  }
   g.recipe = ResolveRecipe(a.recipe, space);
   proxy::ValidateRecipe(g.recipe, g.jobs);
   const auto progress = StatusLine(/*print_updates_when_piped=*/true);
@@ -143,11 +163,14 @@ int Stats(const Args& args) {
   pos.add("file", 1);
   po::variables_map vm;
   if (!Parse(args, "dcnas accuracy-data stats FILE [--space FILE] [--against FILE2]",
-             "Label noise and proxy validity: Kendall tau between the replicates of the same "
-             "architectures (every pair of replicate numbers, averaged: the noise ceiling), the "
-             "intra-class correlation, cost per run, and with --against the tau between two "
-             "proxies on the architectures they share. Reads the full accuracy CSV or the plain "
-             "form encoding,accuracy.",
+             "Label noise: Kendall tau between the replicates of the same architectures (every "
+             "pair of replicate numbers, averaged), the intra-class correlation, cost per run, "
+             "and the label's ceiling: the tau a perfect predictor of each architecture's mean "
+             "reaches against a label of 1 seed and of the mean of the most replicates, under a "
+             "normal model and simulated from the data's own spread (proxy/label_noise.h). "
+             "Seed-to-seed tau is not that ceiling: it compares two noisy labels. With --against, "
+             "the tau between two proxies on the architectures they share. Reads the full "
+             "accuracy CSV or the plain form encoding,accuracy.",
              options, pos, vm)) {
     return 0;
   }
@@ -173,6 +196,38 @@ int Stats(const Args& args) {
               Value(s.test_icc, 3) + " / " + Value(s.val_icc, 3)});
     t.AddRow({"seed-to-seed mean |diff|, test (pp)", Value(s.mean_abs_diff_pp, 2)});
   }
+  for (const std::string target : {"test_accuracy", "val_accuracy"}) {
+    // The label's ceiling: what a perfect predictor of each architecture's mean reaches.
+    const std::string name = target == "test_accuracy" ? "test" : "validation";
+    std::map<std::string, std::vector<double>> by_arch;
+    int most = 1;
+    for (const auto& r : data.rows) {
+      const double acc = proxy::TargetAccuracy(r, target);
+      if (std::isnan(acc)) continue;
+      auto& g =
+          by_arch[r.encoding + "|" + r.recipe.Key() + "|" + FormatShortest(r.scaling.depth) + "|" +
+                  FormatShortest(r.scaling.width) + "|" + FormatShortest(r.scaling.resolution)];
+      g.push_back(acc);
+      most = std::max(most, static_cast<int>(g.size()));
+    }
+    std::vector<std::vector<double>> groups;
+    for (auto& [key, g] : by_arch) groups.push_back(std::move(g));
+    const proxy::NoiseModel m = proxy::EstimateNoise(groups);
+    if (std::isnan(m.noise_sd)) continue;
+    t.AddRow({"noise model, " + name + ": seed sd / spread of the means sd (pp)",
+              Value(m.noise_sd, 3) + " / " + Value(m.spread_sd, 3)});
+    t.AddRow({"seed-to-seed tau the model predicts, " + name + " (normal / simulated)",
+              Value(proxy::NormalReplicateTau(m.icc), 3) + " / " +
+                  Value(proxy::SimulatedReplicateTau(groups), 3)});
+    for (const int k : std::set<int>{1, most}) {
+      t.AddRow(
+          {"ceiling against a label of " +
+               (k == 1 ? std::string("1 seed") : "the mean of " + std::to_string(k) + " seeds") +
+               ", " + name + " (normal / simulated)",
+           Value(proxy::NormalTauCeiling(m.icc, k), 3) + " / " +
+               Value(proxy::SimulatedTauCeiling(groups, k), 3)});
+    }
+  }
   if (!against.empty()) {
     const auto other = proxy::ReadAccuracyData(against, space ? &*space : nullptr);
     if (other.rows.empty()) throw InputError(against + ": no runs (a header and nothing else)");
@@ -185,6 +240,60 @@ int Stats(const Args& args) {
   return 0;
 }
 
+int Validity(const Args& args) {
+  po::options_description options("options");
+  std::vector<std::string> files;
+  std::string reference, space_file, csv, json;
+  proxy::ValidityOptions o;
+  options.add_options()("reference", po::value(&reference),
+                        "the real labels: a benchmark's accuracy CSV (accuracy-data import)")(
+      "space", po::value(&space_file), "the space of the reference and the candidates")(
+      "file", po::value(&files)->multitoken(), "candidate proxies' accuracy CSVs, one recipe each")(
+      "target", po::value(&o.target)->default_value("val_accuracy"),
+      "the candidates' label: val_accuracy (with the per-epoch curve) or test_accuracy")(
+      "draws", po::value(&o.draws)->default_value(1000), "bootstrap resamples per tau")(
+      "level", po::value(&o.level)->default_value(0.95), "coverage of the intervals")(
+      "seed", po::value(&o.seed)->default_value(0), "seed of the resampling")(
+      "csv", po::value(&csv), "also write the table as CSV (one line per proxy label)")(
+      "json", po::value(&json), "also write the report as JSON");
+  po::positional_options_description pos;
+  pos.add("file", -1);
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas accuracy-data validity --reference BENCH.csv --space FILE CANDIDATE.csv... "
+             "[--csv OUT.csv] [--json OUT.json]",
+             "Proxy validity against real labels: for each candidate proxy's accuracy data (one "
+             "recipe per file, a sample of the reference's networks, e.g. from `accuracy-data "
+             "generate --stratify-by`), Kendall tau between its label and the reference's mean "
+             "accuracy, with a percentile bootstrap interval over the networks, and the training "
+             "cost per network: the final label with 1..R seeds averaged and, from the "
+             "validation curves, the label after each earlier epoch (read under the full "
+             "schedule, not a shorter one). Free baselines: the full-size network's params and "
+             "FLOPs on the same networks. Then each candidate's own seed noise.",
+             options, pos, vm)) {
+    return 0;
+  }
+  if (reference.empty() || space_file.empty() || files.empty()) {
+    throw UsageError("accuracy-data validity: --reference, --space and a candidate file needed");
+  }
+  if (o.target != "val_accuracy" && o.target != "test_accuracy") {
+    throw UsageError(
+        "accuracy-data validity: --target must be val_accuracy or test_accuracy, "
+        "not '" +
+        o.target + "'");
+  }
+  const space::Space space = space::Space::Load(space_file);
+  const auto ref = proxy::ReadAccuracyData(reference, &space);
+  if (ref.rows.empty()) throw InputError(reference + ": no runs (a header and nothing else)");
+  std::vector<proxy::AccuracyData> candidates;
+  for (const auto& f : files) candidates.push_back(proxy::ReadAccuracyData(f, &space, true));
+  const proxy::ValidityReport report = proxy::ComputeValidity(ref, candidates, o);
+  if (!csv.empty()) WriteFileAtomic(csv, report.ToCsv());
+  if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");
+  std::cout << report.ToText();
+  return 0;
+}
+
 }  // namespace
 
 int RunAccuracyData(const Args& args) {
@@ -192,7 +301,9 @@ int RunAccuracyData(const Args& args) {
       "accuracy-data", args,
       {{"generate", "sample architectures and train them on the proxy (needs LibTorch)", Generate},
        {"import", "read a published NAS benchmark (NAS-Bench-Macro) into accuracy data", Import},
-       {"stats", "label noise (seed-to-seed tau, ICC) and proxy validity of accuracy data", Stats}},
+       {"stats", "label noise (seed-to-seed tau, ICC) and the label's ceiling", Stats},
+       {"validity", "proxy validity: Kendall tau against a benchmark's real labels, with cost",
+        Validity}},
       "Columns: proxy/README.md.");
 }
 

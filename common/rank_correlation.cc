@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <map>
 #include <numeric>
+#include <random>
 
 #include "common/errors.h"
+#include "common/statistics.h"
 
 namespace dcnas {
 namespace {
@@ -109,6 +111,36 @@ double KendallTau(const std::vector<double>& a, const std::vector<double>& b,
   }
   if (total.untied_a == 0 || total.untied_b == 0) return std::nan("");
   return total.concordant_minus_discordant / std::sqrt(total.untied_a * total.untied_b);
+}
+
+TauInterval BootstrapKendallTau(const std::vector<double>& a, const std::vector<double>& b,
+                                int draws, double level, uint64_t seed) {
+  if (draws < 1 || !(level > 0.0 && level < 1.0)) {
+    throw InternalError("BootstrapKendallTau: draws >= 1 and 0 < level < 1");
+  }
+  TauInterval t;
+  t.tau = KendallTau(a, b);
+  const double nan = std::nan("");
+  t.lo = t.hi = nan;
+  const size_t n = a.size();
+  if (n < 3) return t;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::vector<double> taus, x(n), y(n);
+  taus.reserve(draws);
+  for (int d = 0; d < draws; ++d) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = pick(rng);
+      x[i] = a[k];
+      y[i] = b[k];
+    }
+    const double tau = KendallTau(x, y);
+    if (!std::isnan(tau)) taus.push_back(tau);
+  }
+  if (taus.empty()) return t;
+  t.lo = Quantile(taus, (1.0 - level) / 2.0);
+  t.hi = Quantile(taus, (1.0 + level) / 2.0);
+  return t;
 }
 
 }  // namespace dcnas

@@ -1,6 +1,7 @@
 // Rank agreement between two samples (calibration, accuracy data, the surrogate's metrics).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,5 +14,17 @@ namespace dcnas {
 // O(n log n) (Knight 1966); throws InputError for samples of different lengths or a NaN.
 double KendallTau(const std::vector<double>& a, const std::vector<double>& b,
                   const std::vector<std::string>& groups = {});
+
+// A two-sided percentile bootstrap interval of Kendall's tau-b: the pairs (a_i, b_i) resampled
+// with replacement `draws` times (seeded: the same inputs give the same interval), the
+// (1 - level) / 2 and (1 + level) / 2 quantiles of the resampled taus. NaN bounds with fewer than
+// three pairs. The statistic behind every "tau [lo, hi]" this project reports.
+struct TauInterval {
+  double tau = 0.0;  // of the sample itself
+  double lo = 0.0;
+  double hi = 0.0;
+};
+TauInterval BootstrapKendallTau(const std::vector<double>& a, const std::vector<double>& b,
+                                int draws = 1000, double level = 0.95, uint64_t seed = 0);
 
 }  // namespace dcnas

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -60,11 +61,18 @@ const std::vector<std::string> kLegacyColumns = {"space",
                                                  "train_time_s",
                                                  "blocks"};
 
-// The columns written now: the legacy ones with the recipe's dataset and the rows' source.
-const std::vector<std::string> kColumns = [] {
+// The legacy columns with the recipe's dataset and the rows' source.
+const std::vector<std::string> kCurvelessColumns = [] {
   std::vector<std::string> c = kLegacyColumns;
   c.insert(std::find(c.begin(), c.end(), "learning_rate") + 1, "dataset");
   c.emplace_back("source");
+  return c;
+}();
+
+// The columns written now: those with the learning curve.
+const std::vector<std::string> kColumns = [] {
+  std::vector<std::string> c = kCurvelessColumns;
+  c.emplace_back("val_curve");
   return c;
 }();
 
@@ -91,6 +99,21 @@ double ParseOptionalDouble(const std::string& text, const std::string& where,
 
 // A number as a CSV field: "" for NaN (not measured).
 std::string FormatOptional(double v) { return std::isnan(v) ? "" : FormatShortest(v); }
+
+std::string FormatCurve(const std::vector<double>& curve) {
+  std::vector<std::string> parts;
+  for (const double v : curve) parts.push_back(FormatShortest(v));
+  return Join(parts, ";");
+}
+
+std::vector<double> ParseCurve(const std::string& text, const std::string& where) {
+  std::vector<double> curve;
+  if (text.empty()) return curve;
+  for (const std::string& part : Split(text, ';')) {
+    curve.push_back(ParseDouble(part, where, "val_curve", 0.0, 100.0));
+  }
+  return curve;
+}
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
@@ -213,6 +236,7 @@ std::string AccuracyRow::JobKey() const {
 
 const std::vector<std::string>& AccuracyColumns() { return kColumns; }
 const std::vector<std::string>& LegacyAccuracyColumns() { return kLegacyColumns; }
+const std::vector<std::string>& CurvelessAccuracyColumns() { return kCurvelessColumns; }
 
 std::string AccuracyHeader() { return Join(kColumns, ",") + "\n"; }
 
@@ -252,7 +276,8 @@ std::string FormatAccuracyRow(const AccuracyRow& r, const std::vector<std::strin
       {"proxy_params", std::to_string(r.proxy_params)},
       {"train_time_s", FormatOptional(r.train_time_s)},
       {"blocks", r.blocks},
-      {"source", r.source}};
+      {"source", r.source},
+      {"val_curve", FormatCurve(r.val_curve)}};
   std::vector<std::string> fields;
   for (const std::string& c : columns) {
     const std::string& f = by_name.at(c);
@@ -414,6 +439,7 @@ AccuracyRow ParseFullRow(const std::vector<std::string>& f,
   r.blocks = get("blocks");
   r.source = get_or("source", kSourceTrained);
   if (r.source.empty()) throw InputError(where + ": column 'source': empty");
+  r.val_curve = ParseCurve(get_or("val_curve", ""), where);
   return r;
 }
 
@@ -453,7 +479,8 @@ AccuracyData ParseAccuracyData(const std::string& text, const std::string& path,
     if (!col.count(c)) {
       throw InputError(path + ":1: missing column '" + c +
                        "' (accuracy data needs: " + Join(kColumns, ", ") +
-                       " (dataset and source optional); or the plain form: encoding,accuracy)");
+                       " (dataset, source and val_curve optional); or the plain form: "
+                       "encoding,accuracy)");
     }
   }
   for (const auto& h : header) {
@@ -492,6 +519,8 @@ AccuracyAppender::AccuracyAppender(const std::string& path)
     log_.Append(header.substr(0, header.size() - 1));
   } else if (log_.lines().front() == Join(kLegacyColumns, ",")) {
     columns_ = &kLegacyColumns;  // a file written before `dataset` and `source`: kept in its form
+  } else if (log_.lines().front() == Join(kCurvelessColumns, ",")) {
+    columns_ = &kCurvelessColumns;  // written before `val_curve`: kept in its form (no curves)
   } else if (log_.lines().front() + "\n" != header) {
     throw InputError(path +
                      ":1: not an accuracy-data file of this dcnas (header differs); "
@@ -688,6 +717,39 @@ AccuracyData MergeAccuracyData(const std::vector<AccuracyData>& parts) {
     merged.rows.insert(merged.rows.end(), part.rows.begin(), part.rows.end());
   }
   return merged;
+}
+
+std::map<std::string, double> MeanAccuracy(const AccuracyData& data, const std::string& target) {
+  const std::string t = ResolveTarget(data, target);
+  std::map<std::string, std::pair<double, int>> sums;
+  for (const AccuracyRow& r : data.rows) {
+    auto& [sum, n] = sums[r.encoding];
+    sum += TargetAccuracy(r, t);
+    n += 1;
+  }
+  std::map<std::string, double> means;
+  for (const auto& [encoding, sn] : sums) means[encoding] = sn.first / sn.second;
+  return means;
+}
+
+std::vector<std::string> StratifiedSample(const AccuracyData& reference, int count, uint64_t seed) {
+  const std::map<std::string, double> means = MeanAccuracy(reference);
+  if (count < 1 || static_cast<size_t>(count) > means.size()) {
+    throw InputError(reference.file + ": " + std::to_string(means.size()) +
+                     " networks, cannot draw " + std::to_string(count) + " strata of them");
+  }
+  std::vector<std::pair<double, std::string>> sorted;
+  for (const auto& [encoding, mean] : means) sorted.emplace_back(mean, encoding);
+  std::sort(sorted.begin(), sorted.end());
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> picked;
+  const size_t n = sorted.size();
+  for (size_t s = 0; s < static_cast<size_t>(count); ++s) {
+    const size_t begin = s * n / count, end = (s + 1) * n / count;
+    picked.push_back(sorted[begin + rng() % (end - begin)].second);
+  }
+  for (size_t i = picked.size(); i > 1; --i) std::swap(picked[i - 1], picked[rng() % i]);
+  return picked;
 }
 
 }  // namespace dcnas::proxy

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -87,15 +88,20 @@ struct AccuracyRow {
   double train_time_s = 0.0;  // NaN: not recorded (an empty field)
   std::string blocks;         // block strings, space-separated
   std::string source = kSourceTrained;
+  // Validation accuracy (percent) after each epoch of the run (column val_curve, the values
+  // separated by ';'); empty where not recorded.
+  std::vector<double> val_curve;
 
   // Identity of the run (architecture, scaling, recipe, replicate): resume skips rows it finds.
   std::string JobKey() const;
 };
 
-// The columns this dcnas writes, and those of files written before `dataset` and `source` (read
-// as fashion-mnist and trained; the appender keeps appending to such a file in its own form).
+// The columns this dcnas writes; those of files written before `dataset` and `source` (read as
+// fashion-mnist and trained); and those of files written before `val_curve`. The appender keeps
+// appending to an older file in its own form.
 const std::vector<std::string>& AccuracyColumns();
 const std::vector<std::string>& LegacyAccuracyColumns();
+const std::vector<std::string>& CurvelessAccuracyColumns();
 
 // One CSV line (with '\n') for a row in `columns` (AccuracyColumns() or LegacyAccuracyColumns());
 // throws InternalError if a field would need quoting, or a row the legacy form cannot hold.
@@ -184,5 +190,18 @@ struct AgreementStats {
   double val_tau = 0.0;
 };
 AgreementStats ComputeAgreement(const AccuracyData& a, const AccuracyData& b);
+
+// Each network's mean accuracy over its replicates (and scalings' and recipes' rows alike: give
+// data of one recipe) under `target` ("" or "auto": ResolveTarget), keyed by encoding, in
+// encoding order.
+std::map<std::string, double> MeanAccuracy(const AccuracyData& data,
+                                           const std::string& target = "");
+
+// `count` networks of `reference` (accuracy data of one space, a benchmark's for instance)
+// stratified over its accuracy range: the networks sorted by mean accuracy (MeanAccuracy) fall
+// into `count` consecutive strata of (nearly) equal size and one network is drawn from each. The
+// result is shuffled, both by `seed`, so that every prefix samples the whole range. InputError
+// when the data holds fewer than `count` networks.
+std::vector<std::string> StratifiedSample(const AccuracyData& reference, int count, uint64_t seed);
 
 }  // namespace dcnas::proxy

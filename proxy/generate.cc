@@ -64,10 +64,13 @@ std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t
     t.threads = 1;
     const lt::TrainResult r = lt::Train(graph, t, data, [](const std::string&, bool) {});
     nlohmann::json j = nlohmann::json::object();
+    std::vector<double> curve;
+    for (const lt::EpochMetrics& m : r.history) curve.push_back(m.val_accuracy * 100.0);
     AddTrainedFields({.val_accuracy = r.val_accuracy * 100.0,
                       .test_accuracy = r.test_accuracy * 100.0,
                       .proxy_params = r.params,
-                      .train_time_s = r.train_time_s},
+                      .train_time_s = r.train_time_s,
+                      .val_curve = std::move(curve)},
                      j);
     return j.dump();
   } catch (const std::exception& e) {
@@ -125,7 +128,14 @@ std::vector<Job> PlanJobs(const space::Space& space, const GenerateOptions& o) {
                        std::to_string(archs) + ")");
     }
     Job j;
-    j.encoding = space.Sample(rng);
+    if (o.encodings.empty()) {
+      j.encoding = space.Sample(rng);
+    } else if (static_cast<size_t>(archs) < o.encodings.size()) {
+      j.encoding = space.FromText(o.encodings[archs]);
+    } else {
+      throw InputError(std::to_string(o.encodings.size()) + " networks given, --count asks for " +
+                       std::to_string(o.count));
+    }
     if (o.scaling) {
       j.scaling.depth = Pick(grid.depth, rng);
       j.scaling.width = Pick(grid.width, rng);
@@ -319,6 +329,7 @@ GenerateSummary Generate(const space::Space& space, const GenerateOptions& o,
         row.test_accuracy = r.test_accuracy;
         row.proxy_params = r.proxy_params;
         row.train_time_s = r.train_time_s;
+        row.val_curve = r.val_curve;
         appender.Append(row);
         ++summary.trained;
         const double elapsed =

@@ -25,6 +25,9 @@ namespace dcnas::proxy {
 
 struct GenerateOptions {
   int count = 0;  // architectures
+  // Non-empty: train these networks (canonical text, count of them, in this order) instead of
+  // sampling (StratifiedSample picks them over a benchmark's accuracy range).
+  std::vector<std::string> encodings;
   uint64_t seed = 0;
   int replicates = 1;    // trainings per architecture, with different seeds
   bool scaling = false;  // also sample compound-scaling coefficients (see ScalingGrid)

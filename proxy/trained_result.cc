@@ -29,6 +29,7 @@ void AddTrainedFields(const TrainedResult& r, nlohmann::json& j) {
   j["test_accuracy"] = r.test_accuracy;
   j["proxy_params"] = r.proxy_params;
   j["train_time_s"] = r.train_time_s;
+  if (!r.val_curve.empty()) j["val_curve"] = r.val_curve;
 }
 
 TrainedResult TrainedFromJson(const nlohmann::json& j, const std::string& where) {
@@ -53,6 +54,18 @@ TrainedResult TrainedFromJson(const nlohmann::json& j, const std::string& where)
   r.proxy_params = static_cast<int64_t>(params);
   r.train_time_s = Field(j, "train_time_s", where);
   if (r.train_time_s < 0.0) throw InputError(where + "'train_time_s' is negative");
+  if (const auto it = j.find("val_curve"); it != j.end()) {
+    if (!it->is_array() || it->empty()) {
+      throw InputError(where + "'val_curve' must be a non-empty array of accuracies");
+    }
+    for (const auto& v : *it) {
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0.0 ||
+          v.get<double>() > 100.0) {
+        throw InputError(where + "'val_curve' holds a value that is not an accuracy in 0..100");
+      }
+      r.val_curve.push_back(v.get<double>());
+    }
+  }
   return r;
 }
 

@@ -18,6 +18,7 @@
 #include "common/statistics.h"
 #include "common/svg_chart.h"
 #include "common/table.h"
+#include "proxy/label_noise.h"
 #include "surrogate/accuracy_surrogate.h"
 #include "surrogate/metrics.h"
 #include "surrogate/random.h"
@@ -73,7 +74,7 @@ LabelCeiling ComputeCeiling(const ArchitectureTable& t) {
   c.architectures = groups.size();
   const double nan = std::nan("");
   c.mean_vs_single_tau = c.top_half_mean_vs_single_tau = c.replicate_tau =
-      c.top_half_replicate_tau = nan;
+      c.top_half_replicate_tau = c.icc = c.ceiling_tau = c.normal_ceiling_tau = nan;
   if (groups.size() < 2) return c;
   std::vector<bool> top(groups.size(), false);
   for (size_t i : TopHalf(means)) top[i] = true;
@@ -120,6 +121,26 @@ LabelCeiling ComputeCeiling(const ArchitectureTable& t) {
   c.top_half_mean_vs_single_tau = mean_tau(vs_mean, true);
   c.replicate_tau = mean_tau(reps, false);
   c.top_half_replicate_tau = mean_tau(reps, true);
+  // The noise model over every architecture (single trainings add to the spread).
+  std::vector<std::vector<double>> trainings;
+  std::map<int, size_t> seeds;
+  for (size_t g = 0; g < t.size(); ++g) {
+    std::vector<double> v;
+    for (const auto& [n, acc] : t.replicates[g]) v.push_back(acc);
+    seeds[static_cast<int>(v.size())] += 1;
+    trainings.push_back(std::move(v));
+  }
+  size_t most = 0;
+  for (const auto& [k, n] : seeds) {
+    if (n > most) {
+      most = n;
+      c.label_seeds = k;
+    }
+  }
+  const proxy::NoiseModel m = proxy::EstimateNoise(trainings);
+  c.icc = m.icc;
+  c.ceiling_tau = proxy::SimulatedTauCeiling(trainings, c.label_seeds);
+  c.normal_ceiling_tau = proxy::NormalTauCeiling(m.icc, c.label_seeds);
   return c;
 }
 
@@ -306,11 +327,17 @@ std::string AccuracyCurve::ToText() const {
   out += table.ToText();
   out += "label ceiling (" + std::to_string(ceiling.architectures) +
          " architectures with 2+ replicates, up to " + std::to_string(ceiling.replicates) +
-         "): a perfect predictor of the mean against one replicate: tau " +
-         Fixed(ceiling.mean_vs_single_tau) + ", top half " +
-         Fixed(ceiling.top_half_mean_vs_single_tau) + "; replicate against replicate: tau " +
+         "; ICC " + Fixed(ceiling.icc) +
+         "): a perfect predictor of each architecture's true mean against the label (the mean "
+         "of " +
+         std::to_string(ceiling.label_seeds) + " training" + (ceiling.label_seeds == 1 ? "" : "s") +
+         "): tau " + Fixed(ceiling.ceiling_tau) +
+         " (simulated from the replicates' noise; normal model " +
+         Fixed(ceiling.normal_ceiling_tau) +
+         "); seed-to-seed agreement, two noisy labels and not the ceiling: tau " +
          Fixed(ceiling.replicate_tau) + ", top half " + Fixed(ceiling.top_half_replicate_tau) +
-         "\n";
+         "; the observed mean against one of its replicates: tau " +
+         Fixed(ceiling.mean_vs_single_tau) + "\n";
   return out;
 }
 
@@ -351,9 +378,9 @@ std::string AccuracyCurve::ToSvg() const {
       "params only", [](const auto& z) { return z.params_tau.median; }, solid, "#999999");
   series(
       "FLOPs only", [](const auto& z) { return z.flops_tau.median; }, solid, "#009e73");
-  if (std::isfinite(ceiling.mean_vs_single_tau)) {
+  if (std::isfinite(ceiling.ceiling_tau)) {
     chart.references.push_back(
-        {false, ceiling.mean_vs_single_tau, "ceiling: the mean against one replicate", "#555555"});
+        {false, ceiling.ceiling_tau, "ceiling: the true mean against the label", "#555555"});
   }
   if (std::isfinite(ceiling.replicate_tau)) {
     chart.references.push_back(
@@ -400,7 +427,11 @@ nlohmann::json AccuracyCurve::ToJson() const {
             {"mean_vs_single_tau", Num(ceiling.mean_vs_single_tau)},
             {"top_half_mean_vs_single_tau", Num(ceiling.top_half_mean_vs_single_tau)},
             {"replicate_tau", Num(ceiling.replicate_tau)},
-            {"top_half_replicate_tau", Num(ceiling.top_half_replicate_tau)}}},
+            {"top_half_replicate_tau", Num(ceiling.top_half_replicate_tau)},
+            {"label_seeds", ceiling.label_seeds},
+            {"icc", Num(ceiling.icc)},
+            {"ceiling_tau", Num(ceiling.ceiling_tau)},
+            {"normal_ceiling_tau", Num(ceiling.normal_ceiling_tau)}}},
           {"summary", summary_json},
           {"points", points_json}};
 }

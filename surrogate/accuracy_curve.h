@@ -64,6 +64,14 @@ struct LabelCeiling {
   // Kendall tau between two replicates, the mean over the pairs of replicate numbers.
   double replicate_tau = 0.0;
   double top_half_replicate_tau = 0.0;
+  // The ceiling of what the curve scores: a perfect predictor of each architecture's true mean
+  // against the label (the mean of label_seeds trainings, the most common replicate count), from
+  // the replicates' noise model (proxy/label_noise.h): simulated from the data's own spread, and
+  // under normality. NaN without replicates.
+  int label_seeds = 1;
+  double icc = 0.0;
+  double ceiling_tau = 0.0;
+  double normal_ceiling_tau = 0.0;
 };
 
 struct AccuracyCurve {

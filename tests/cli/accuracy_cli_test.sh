@@ -61,7 +61,7 @@ contains "import names the recipe" "$tmp/out" "r32_w1_rd0_e50_n50000_b256_sgd_lr
 contains "import compares params" "$tmp/out" "of 63 networks' trained-network parameter counts differ"
 if [ "$(wc -l <"$tmp/imp.csv")" -eq $((1 + 63 * 3)) ]; then echo "ok   one row per replicate"; else
   echo "FAIL rows: $(wc -l <"$tmp/imp.csv")"; fails=$((fails + 1)); fi
-contains "rows carry the dataset and the source" "$tmp/imp.csv" ",cifar10,.*,nas-bench-macro:[0-9a-f]\{64\}$"
+contains "rows carry the dataset and the source" "$tmp/imp.csv" ",cifar10,.*,nas-bench-macro:[0-9a-f]\{64\},$"
 check "import --help lists the formats" 0 "$dcnas" accuracy-data import --help
 contains "formats listed" "$tmp/out" "nas-bench-macro: NAS-Bench-Macro"
 check "import: NaN" 2 "$dcnas" "${imp[@]}" "$tmp/nan.json" --out "$tmp/bad.csv"
@@ -112,6 +112,61 @@ if "$dcnas" --help | grep -q surrogate; then
   check "curve: a size that leaves too few" 2 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 60 --seeds 1 --out "$tmp/c2"
   contains "size named" "$tmp/err" "size 60"
   check "curve: bad sizes" 2 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 20,x --out "$tmp/c2"
+fi
+
+# Proxy validity: a made-up proxy of two seeds with curves on 30 of the networks, against the import.
+python3 - "$tmp" <<'PY'
+import csv, random, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/imp.csv")))
+rng = random.Random(5)
+nets = sorted({r["encoding"] for r in rows})[:30]
+truth = {n: sum(float(r["test_accuracy"]) for r in rows if r["encoding"] == n) for n in nets}
+cols = list(rows[0].keys())
+def write(name, mutate=None):
+    with open(d + "/" + name, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        for i, n in enumerate(nets):
+            for rep in (0, 1):
+                r = dict(next(x for x in rows if x["encoding"] == n))
+                acc = truth[n] / 3 - 15 + rng.gauss(0, 0.2)
+                r.update(proxy_resolution="16", proxy_width="0.25", removed_downsamples="1",
+                         epochs="2", train_images="5000", batch="128", dataset="fashion-mnist",
+                         replicate=str(rep), seed=str(100 + rep), val_accuracy=f"{acc:.2f}",
+                         test_accuracy=f"{acc - 1:.2f}", train_time_s="10", source="trained",
+                         val_curve=f"{acc - 20:.2f};{acc:.2f}")
+                if mutate: mutate(i, r)
+                w.writerow(r)
+write("proxy.csv")
+write("mixed.csv", lambda i, r: r.update(epochs="3", val_curve="") if i == 3 else None)
+PY
+va=(accuracy-data validity --reference "$tmp/imp.csv" --space "$tmp/mini.yaml")
+check "validity" 0 "$dcnas" "${va[@]}" "$tmp/proxy.csv" --draws 200 --csv "$tmp/v.csv" --json "$tmp/v.json"
+contains "validity: the curve's epoch" "$tmp/out" "val after epoch 1/2, 1 seed  *30"
+contains "validity: two seeds averaged" "$tmp/out" "mean of 2 seeds"
+contains "validity: baselines" "$tmp/out" "free (full-size flops)"
+contains "validity: the proxy's seed noise" "$tmp/out" "seed noise of r16_w0.25_rd1_e2_n5000"
+contains "validity: the final label ranks like the truth" "$tmp/out" "epochs 2/2, mean of 2 seeds  *30  *0\.[5-9]"
+json_ok "validity json parses" "$tmp/v.json"
+contains "validity csv" "$tmp/v.csv" "^file,recipe,epochs,of_epochs,seeds,networks,tau,tau_lo,tau_hi,cost_s,mean_accuracy"
+check "validity: a candidate of two recipes" 2 "$dcnas" "${va[@]}" "$tmp/mixed.csv"
+contains "validity: the mixed file named" "$tmp/err" "mixed.csv:[0-9]*: .*recipe"
+check "validity: no reference" 2 "$dcnas" accuracy-data validity --space "$tmp/mini.yaml" "$tmp/proxy.csv"
+check "validity: --draws 0" 2 "$dcnas" "${va[@]}" "$tmp/proxy.csv" --draws 0
+check "validity: --level 1" 2 "$dcnas" "${va[@]}" "$tmp/proxy.csv" --level 1
+check "validity: --target" 2 "$dcnas" "${va[@]}" "$tmp/proxy.csv" --target accuracy
+contains "validity: the target named" "$tmp/err" "'accuracy'"
+check "validity: the reference as a candidate of itself" 0 "$dcnas" "${va[@]}" "$tmp/imp.csv" --target test_accuracy --draws 50
+check "stats: the label's ceiling" 0 "$dcnas" accuracy-data stats "$tmp/proxy.csv" --space "$tmp/mini.yaml"
+contains "stats: ceiling of 1 seed" "$tmp/out" "ceiling against a label of 1 seed, validation"
+contains "stats: ceiling of the mean of 2" "$tmp/out" "ceiling against a label of the mean of 2 seeds, validation"
+if "$dcnas" accuracy-data generate --help | grep -q stratify-by; then
+  check "generate --stratify-by: more strata than networks" 2 "$dcnas" accuracy-data generate --space "$tmp/mini.yaml" --stratify-by "$tmp/imp.csv" --count 64 --out "$tmp/g.csv"
+  contains "stratify: the file and counts named" "$tmp/err" "imp.csv: 63 networks, cannot draw 64"
+  check "generate --stratify-by with --scaling" 2 "$dcnas" accuracy-data generate --space "$tmp/mini.yaml" --stratify-by "$tmp/imp.csv" --count 6 --scaling --out "$tmp/g.csv"
+  if [ -e "$tmp/g.csv" ]; then echo "FAIL a refused generation wrote its output"; fails=$((fails + 1)); else
+    echo "ok   refused generations wrote nothing"; fi
 fi
 
 # The search takes both forms as its accuracy table.

@@ -65,6 +65,11 @@ TEST_CASE("the learning curve: taus on the rest, baselines, the label's ceiling;
   CHECK(one.ceiling.mean_vs_single_tau > one.ceiling.replicate_tau);
   CHECK(one.ceiling.mean_vs_single_tau < 1.0);
   CHECK(one.ceiling.replicate_tau > 0.5);
+  // The ceiling of what is scored (the mean of the 2 trainings): above seed-to-seed agreement.
+  CHECK(one.ceiling.label_seeds == 2);
+  CHECK(one.ceiling.ceiling_tau > one.ceiling.replicate_tau);
+  CHECK(one.ceiling.ceiling_tau < 1.0);
+  CHECK(one.ceiling.normal_ceiling_tau > one.ceiling.replicate_tau);
 
   const fs::path dir = fs::temp_directory_path() / ("dcnas-curve-" + std::to_string(::getpid()));
   fs::remove_all(dir);

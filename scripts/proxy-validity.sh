@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Proxy validity against real labels (docs/proxy-validity.md): a stratified sample of
+# NAS-Bench-Macro's networks (COUNT, default 150, over the benchmark's CIFAR-10 accuracy range)
+# trained on candidate Fashion-MNIST proxy recipes, cheapest first. Every recipe appends to its
+# own CSV in data/accuracy/proxy-validity/ with per-epoch validation curves; rerun to resume
+# (a kill loses only the trainings in flight). `dcnas accuracy-data validity` turns the files into
+# the table of Kendall tau against the benchmark, with bootstrap intervals and cost.
+set -euo pipefail
+# shellcheck source=args.sh
+source "$(dirname "$0")/args.sh"
+script_args "scripts/proxy-validity.sh (no arguments; DCNAS, JOBS, COUNT from the environment)" 0 "$@"
+cd "$(dirname "$0")/.."
+dcnas="${DCNAS:-build/cli/dcnas}"
+space=data/search_spaces/nas-bench-macro.yaml
+out=data/accuracy/proxy-validity
+work="${WORK:-build/proxy-validity}"
+jobs="${JOBS:-2}"
+count="${COUNT:-150}"
+mkdir -p "$out" "$work"
+reference="$work/nas-bench-macro.csv"
+if [ ! -f "$reference" ]; then
+  "$dcnas" accuracy-data import --format nas-bench-macro \
+    data/benchmarks/nas-bench-macro/nas-bench-macro_cifar10.json --space "$space" \
+    --out "$reference"
+fi
+run() {  # name, options...
+  local name=$1; shift
+  local resume=()
+  [ -f "$out/$name.csv" ] && resume=(--resume)
+  "$dcnas" accuracy-data generate --space "$space" --stratify-by "$reference" --count "$count" \
+    --seed 0 --jobs "$jobs" --out "$out/$name.csv" "${resume[@]}" "$@"
+}
+# The shipped proxy's recipe (16 px, width 0.25, one downsample removed, 5,000 images, 2 epochs),
+# twice: its seed-to-seed agreement on this sample.
+run r16-w0.25-rd1-n5000-e2 --replicates 2 --proxy-resolution 16 --proxy-width 0.25 \
+  --removed-downsamples 1 --train-images 5000 --epochs 2
+# Resolution alone: Fashion-MNIST's native 28 px, no downsample removed, otherwise the same.
+run r28-w0.25-rd0-n5000-e2 --proxy-resolution 28 --proxy-width 0.25 --removed-downsamples 0 \
+  --train-images 5000 --epochs 2
+# Training length alone: 16 px, 4x the optimisation steps (twice the images, twice the epochs;
+# the curve gives the validation accuracy after 1, 2 and 3 epochs as well).
+run r16-w0.25-rd1-n10000-e4 --proxy-resolution 16 --proxy-width 0.25 --removed-downsamples 1 \
+  --train-images 10000 --epochs 4
+# All 60,000 training images (less the 5,000 validation images), one epoch, at 16 px.
+run r16-w0.25-rd1-n55000-e1 --proxy-resolution 16 --proxy-width 0.25 --removed-downsamples 1 \
+  --train-images 55000 --epochs 1
+# 28 px with 4x the steps, then all the images for 3 epochs.
+run r28-w0.25-rd0-n10000-e4 --proxy-resolution 28 --proxy-width 0.25 --removed-downsamples 0 \
+  --train-images 10000 --epochs 4
+run r28-w0.25-rd0-n55000-e3 --proxy-resolution 28 --proxy-width 0.25 --removed-downsamples 0 \
+  --train-images 55000 --epochs 3
