@@ -94,13 +94,37 @@ void PrintFit(const surrogate::SurrogateFit& fit, const std::string& out) {
   std::cout << t.ToText() << "-> " << out << " (+ .report.json, .parity.svg)\n";
 }
 
+constexpr const char* kFeaturesHelp =
+    "feature sets, comma-separated: onehot (the encoding's choices), counts (log params and "
+    "FLOPs, layers, resolution, scaling), graph (op counts, depth, widths, kernels, per-level "
+    "params/FLOPs/activations of the layer graph), zero-cost (synflow, NASWOT, grad-norm, snip "
+    "from --zero-cost; such a surrogate measures, it cannot predict or search)";
+
+// --features and --zero-cost as a FeatureSpec (the table read against the space file).
+surrogate::FeatureSpec ResolveFeatures(const std::string& text, const std::string& zero_cost,
+                                       const std::string& space_file) {
+  surrogate::FeatureSpec spec = surrogate::FeatureSpec::Parse(text);
+  if (spec.Has("zero-cost") != !zero_cost.empty()) {
+    throw UsageError(spec.Has("zero-cost")
+                         ? "--features zero-cost needs --zero-cost FILE (accuracy-data zero-cost)"
+                         : "--zero-cost FILE given without the zero-cost feature set");
+  }
+  if (!zero_cost.empty()) {
+    surrogate::ReadZeroCostTable(zero_cost, space::Space::Load(space_file), spec);
+  }
+  return spec;
+}
+
 int Fit(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> data_files;
   std::string space_file, out, holdout = FormatShortest(surrogate::kDefaultHoldout);
   surrogate::SurrogateFitOptions o;
   bool no_curve = false;
+  std::string features = "onehot,counts", zero_cost;
   options.add_options()("data", po::value(&data_files)->multitoken(), kDataHelp)(
+      "features", po::value(&features)->default_value(features), kFeaturesHelp)(
+      "zero-cost", po::value(&zero_cost), "zero-cost table (accuracy-data zero-cost)")(
       "space", po::value(&space_file),
       "the space the data was sampled from (embedded in the model)")(
       "target", po::value(&o.target)->default_value("auto"), kTargetHelp)(
@@ -130,6 +154,7 @@ int Fit(const Args& args) {
   }
   o.learning_curve = !no_curve;
   o.holdout = ParseFraction(holdout, "holdout");
+  o.features = ResolveFeatures(features, zero_cost, space_file);
   PrintFit(surrogate::FitAccuracySurrogateFiles(space_file, data_files, out, o), out);
   return 0;
 }
@@ -227,7 +252,10 @@ int Curve(const Args& args) {
   std::vector<std::string> data_files;
   std::string space_file, out, sizes = "50,100,200,500,1000";
   surrogate::CurveOptions o;
+  std::string features = "onehot,counts", zero_cost;
   options.add_options()("data", po::value(&data_files)->multitoken(), kDataHelp)(
+      "features", po::value(&features)->default_value(features), kFeaturesHelp)(
+      "zero-cost", po::value(&zero_cost), "zero-cost table (accuracy-data zero-cost)")(
       "space", po::value(&space_file), "the space the data's encodings belong to")(
       "target", po::value(&o.target)->default_value("auto"), kTargetHelp)(
       "sizes", po::value(&sizes)->default_value(sizes), "architectures to fit on, comma-separated")(
@@ -254,6 +282,7 @@ int Curve(const Args& args) {
     throw UsageError("surrogate curve: --data, --space and --out are required");
   }
   o.sizes = ParseSizes(sizes);
+  o.features = ResolveFeatures(features, zero_cost, space_file);
   if (o.threads == 0)
     o.threads = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   const space::Space space = space::Space::Load(space_file);

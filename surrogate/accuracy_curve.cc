@@ -251,7 +251,7 @@ AccuracyCurve ComputeAccuracyCurve(const space::Space& space, const proxy::Accur
                                    const std::function<void(size_t, size_t)>& progress) {
   if (options.sizes.empty()) throw InputError("surrogate curve: no sizes");
   if (options.seeds < 1) throw InputError("surrogate curve: --seeds must be at least 1");
-  const ArchitectureTable t = GroupArchitectures(space, data, options.target);
+  const ArchitectureTable t = GroupArchitectures(space, data, options.target, options.features);
   AccuracyCurve c;
   c.space = space.name();
   c.data_file = data.file;
@@ -314,7 +314,8 @@ std::string AccuracyCurve::ToCsv() const {
 std::string AccuracyCurve::ToText() const {
   std::string out = "surrogate learning curve: " + space + ", " + data_file + " (" +
                     std::to_string(architectures) + " architectures, " + std::to_string(rows) +
-                    " rows, label: mean " + target + "), " + std::to_string(options.seeds) +
+                    " rows, label: mean " + target + ", features " + options.features.Text() +
+                    "), " + std::to_string(options.seeds) +
                     " seeds per size; Kendall tau on the architectures not fitted on, median " +
                     "[quartiles]\n";
   Table table({"N", "tau", "top-half tau", "params-only", "FLOPs-only", "top-half params-only",
@@ -414,6 +415,7 @@ nlohmann::json AccuracyCurve::ToJson() const {
   return {{"space", space},
           {"data_file", data_file},
           {"target", target},
+          {"features", options.features.sets},
           {"rows", rows},
           {"architectures", architectures},
           {"seeds", options.seeds},

@@ -32,6 +32,7 @@ struct CurveOptions {
   LabelTransform label_transform = LabelTransform::kLogError;
   EnsembleParams ensemble = AccuracyEnsembleParams();
   int threads = 1;  // fits side by side (each single-threaded); results do not depend on it
+  FeatureSpec features;
 };
 
 // One fit: N architectures, the rest predicted.

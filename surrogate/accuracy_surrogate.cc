@@ -10,6 +10,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "common/table.h"
+#include "common/text.h"
 #include "models/counts.h"
 #include "surrogate/arch_features.h"
 
@@ -83,7 +84,7 @@ sg::GroupSplit SplitForHoldout(const std::vector<std::string>& keys, const std::
 }  // namespace
 
 ArchitectureTable GroupArchitectures(const space::Space& space, const proxy::AccuracyData& data,
-                                     const std::string& target) {
+                                     const std::string& target, const FeatureSpec& features) {
   ArchitectureTable t;
   t.target = proxy::ResolveTarget(data, target);
   t.rows = data.rows.size();
@@ -114,7 +115,7 @@ ArchitectureTable GroupArchitectures(const space::Space& space, const proxy::Acc
   for (size_t g = 0; g < t.keys.size(); ++g) {
     t.labels.push_back(static_cast<float>(sums[g] / static_cast<double>(t.replicates[g].size())));
   }
-  t.features = SurrogateFeatures(space, t.encodings, t.scalings, &t.counts);
+  t.features = SurrogateFeatures(space, t.encodings, t.scalings, &t.counts, features);
   for (size_t i = 0; i < data.rows.size(); ++i) {
     const proxy::AccuracyRow& r = data.rows[i];
     const models::OpCounts& c = t.counts[index.at(GroupKey(r))];
@@ -188,7 +189,7 @@ void PredictAccuracy(const sg::Ensemble& ensemble, LabelTransform transform, sg:
 // within the plausible accuracies [-1, 101] percent.
 void CheckSamplePredictions(const sg::Ensemble& ensemble, LabelTransform transform,
                             const space::Space& space, const nlohmann::json& m,
-                            const std::string& path) {
+                            const std::string& path, const FeatureSpec& features) {
   double lo = -1.0, hi = 101.0;
   std::string range_from = "the plausible accuracies";
   if (m.contains("label_range")) {
@@ -208,7 +209,7 @@ void CheckSamplePredictions(const sg::Ensemble& ensemble, LabelTransform transfo
   std::vector<space::Encoding> encodings;
   for (int i = 0; i < kSanityArchitectures; ++i) encodings.push_back(space.Sample(rng));
   const std::vector<space::Scaling> scalings(encodings.size());
-  const space::FeatureSet f = SurrogateFeatures(space, encodings, scalings);
+  const space::FeatureSet f = SurrogateFeatures(space, encodings, scalings, nullptr, features);
   const size_t n = f.rows, k = ensemble.size();
   std::vector<float> members(k * n);
   ensemble.PredictMembers({f.values.data(), f.rows, f.names.size()}, members);
@@ -270,7 +271,7 @@ SurrogateFit FitAccuracySurrogate(const space::Space& space, const std::string& 
   if (!(o.holdout >= 0.0 && o.holdout < 1.0)) {
     throw InputError("--holdout " + std::to_string(o.holdout) + ": a fraction in [0, 1)");
   }
-  const ArchitectureTable t = GroupArchitectures(space, data, o.target);
+  const ArchitectureTable t = GroupArchitectures(space, data, o.target, o.features);
   const sg::GroupSplit split = SplitForHoldout(t.keys, data.file, o.holdout, o.seed);
   const space::FeatureSet& f = t.features;
   const sg::MatrixView all{f.values.data(), f.rows, f.names.size()};
@@ -328,6 +329,8 @@ SurrogateFit FitAccuracySurrogate(const space::Space& space, const std::string& 
                   {"target", t.target},
                   {"recipe", recipe.Key()},
                   {"feature_names", f.names},
+                  {"feature_sets", o.features.sets},
+                  {"zero_cost_file", o.features.zero_cost_file},
                   {"label_transform", LabelTransformName(o.label_transform)},
                   {"label_range",
                    {*std::min_element(t.labels.begin(), t.labels.end()),
@@ -368,12 +371,13 @@ SurrogateFit FitAccuracySurrogateFiles(const std::string& space_file,
 }
 
 AccuracySurrogate::AccuracySurrogate(surrogate::Surrogate s, space::Space space, std::string file,
-                                     LabelTransform transform)
+                                     LabelTransform transform, FeatureSpec features)
     : ensemble_(std::move(s.ensemble)),
       metadata_(std::move(s.metadata)),
       space_(std::move(space)),
       file_(std::move(file)),
-      transform_(transform) {}
+      transform_(transform),
+      features_(std::move(features)) {}
 
 AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) {
   sg::Surrogate s = sg::LoadSurrogate(path, nthread);
@@ -391,15 +395,41 @@ AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) 
                      m["space_fingerprint"].get<std::string>() +
                      " does not match its embedded space (" + space.fingerprint() + ")");
   }
-  if (m["feature_names"] != nlohmann::json(SurrogateFeatureNames(space))) {
+  FeatureSpec features;  // surrogates fitted before feature sets: onehot and counts
+  if (m.contains("feature_sets")) {
+    const nlohmann::json& fs = m["feature_sets"];
+    std::vector<std::string> sets;
+    if (fs.is_array()) {
+      for (const auto& v : fs) {
+        if (v.is_string()) sets.push_back(v.get<std::string>());
+      }
+    }
+    if (!fs.is_array() || sets.size() != fs.size()) {
+      throw InputError(path + ": metadata.feature_sets: expected an array of names");
+    }
+    try {
+      features = FeatureSpec::Parse(Join(sets, ","));
+    } catch (const InputError& e) {
+      throw InputError(path + ": metadata.feature_sets: " + e.what());
+    }
+  }
+  if (features.Has("zero-cost")) {
+    throw InputError(path + ": fitted with zero-cost features (metadata.feature_sets " +
+                     m["feature_sets"].dump() +
+                     "), which exist only for the networks of its zero-cost table: such a "
+                     "surrogate measures features (surrogate fit / curve reports), it cannot "
+                     "predict or search; refit with --features onehot,counts[,graph]");
+  }
+  const std::vector<std::string> names = SurrogateFeatureNames(space, features);
+  if (m["feature_names"] != nlohmann::json(names)) {
     throw InputError(path +
                      ": metadata.feature_names differ from this dcnas's features of the "
-                     "space (refit the surrogate)");
+                     "space for feature sets " +
+                     features.Text() + " (refit the surrogate)");
   }
-  if (s.ensemble.num_features() != SurrogateFeatureNames(space).size()) {
+  if (s.ensemble.num_features() != names.size()) {
     throw InputError(path + ": the models take " + std::to_string(s.ensemble.num_features()) +
-                     " features, the space has " +
-                     std::to_string(SurrogateFeatureNames(space).size()));
+                     " features, the space has " + std::to_string(names.size()));
   }
   LabelTransform transform = LabelTransform::kNone;  // surrogates fitted before it was recorded
   if (m.contains("label_transform")) {
@@ -411,8 +441,8 @@ AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) 
                        " is not one of: none, log_error");
     }
   }
-  CheckSamplePredictions(s.ensemble, transform, space, m, path);
-  return {std::move(s), std::move(space), path, transform};
+  CheckSamplePredictions(s.ensemble, transform, space, m, path, features);
+  return {std::move(s), std::move(space), path, transform, std::move(features)};
 }
 
 double AccuracySurrogate::heldout_tau() const {
@@ -445,7 +475,7 @@ void AccuracySurrogate::RequireUsable(double floor, const std::string& fingerpri
 
 space::FeatureSet AccuracySurrogate::Features(const std::vector<space::Encoding>& encodings,
                                               const std::vector<space::Scaling>& scalings) const {
-  return SurrogateFeatures(space_, encodings, scalings);
+  return SurrogateFeatures(space_, encodings, scalings, nullptr, features_);
 }
 
 void AccuracySurrogate::PredictFeatures(const space::FeatureSet& f, std::vector<float>& mean,
@@ -464,7 +494,7 @@ void AccuracySurrogate::Predict(const std::vector<space::Encoding>& encodings,
 SurrogateEvaluation EvaluateAccuracySurrogate(const AccuracySurrogate& s,
                                               const proxy::AccuracyData& data,
                                               const std::string& target) {
-  const ArchitectureTable t = GroupArchitectures(s.space(), data, target);
+  const ArchitectureTable t = GroupArchitectures(s.space(), data, target, s.features());
   if (t.size() < 2) throw InputError(data.file + ": fewer than two architectures");
   SurrogateEvaluation e;
   e.groups = t.size();

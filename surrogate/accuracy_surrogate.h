@@ -47,7 +47,7 @@ struct ArchitectureTable {
 // Throws InputError naming the file and line for a row of another space, and for a target that
 // not every row has (`target` "" or "auto": proxy::ResolveTarget's choice).
 ArchitectureTable GroupArchitectures(const space::Space& space, const proxy::AccuracyData& data,
-                                     const std::string& target);
+                                     const std::string& target, const FeatureSpec& features = {});
 
 // The fewest architectures a surrogate is fitted on, and the fewest a held-out test set may
 // have: Kendall tau over n independent points has a standard error of about
@@ -92,6 +92,7 @@ struct SurrogateFitOptions {
   LabelTransform label_transform = LabelTransform::kLogError;
   surrogate::EnsembleParams ensemble = AccuracyEnsembleParams();
   bool learning_curve = true;
+  FeatureSpec features;  // recorded in the surrogate (metadata.feature_sets)
 };
 
 // Trains the ensemble on every row of `train` (members early-stop on their out-of-bag rows): the
@@ -165,15 +166,17 @@ class AccuracySurrogate {
   void PredictFeatures(const space::FeatureSet& f, std::vector<float>& mean,
                        std::vector<float>& stddev) const;
   LabelTransform label_transform() const { return transform_; }
+  const FeatureSpec& features() const { return features_; }
 
  private:
   AccuracySurrogate(surrogate::Surrogate s, space::Space space, std::string file,
-                    LabelTransform transform);
+                    LabelTransform transform, FeatureSpec features);
   surrogate::Ensemble ensemble_;
   nlohmann::json metadata_;
   space::Space space_;
   std::string file_;
   LabelTransform transform_;
+  FeatureSpec features_;
 };
 
 // Held-out evaluation of a surrogate on accuracy data (group means), with the FLOPs baseline;
