@@ -129,6 +129,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"triad-mib", 1, 1 << 16},
       {"draws", 1, 1000000},
       {"level", 0.001, 0.999},
+      {"max-memory-gib", 1e-9, 1 << 20},
   };
   return kRanges;
 }

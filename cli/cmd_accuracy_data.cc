@@ -25,6 +25,7 @@
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/train.h"
 #include "proxy/generate.h"
+#include "proxy/zero_cost.h"
 #endif
 
 namespace dcnas::cli {
@@ -33,6 +34,9 @@ namespace {
 #ifndef DCNAS_WITH_TORCH
 int Generate(const Args&) {
   throw UsageError("accuracy-data generate needs LibTorch (this dcnas was built without it)");
+}
+int ZeroCost(const Args&) {
+  throw UsageError("accuracy-data zero-cost needs LibTorch (this dcnas was built without it)");
 }
 #else
 struct GenerateArgs {
@@ -107,6 +111,61 @@ int Generate(const Args& args) {
             << " already done, " << summary.failed << " failed of " << summary.planned
             << " planned -> " << g.out << "\n";
   return summary.failed > 0 ? 1 : 0;
+}
+
+int ZeroCost(const Args& args) {
+  po::options_description options("options");
+  std::string space_file;
+  double max_memory_gib = 4.0;
+  RecipeArgs recipe;
+  proxy::ZeroCostRunOptions o;
+  options.add_options()("space", po::value(&space_file), "search-space YAML file")(
+      "data", po::value(&o.data), "accuracy CSV whose distinct networks are scored")(
+      "out", po::value(&o.out), "zero-cost CSV (appended one fsync'ed row per network)")(
+      "batch", po::value(&o.batch)->default_value(o.batch),
+      "training images of the naswot, grad_norm and snip batch (the same for every network)")(
+      "seed", po::value(&o.seed)->default_value(0), "seed of the initialisation")(
+      "max-memory-gib", po::value(&max_memory_gib)->default_value(max_memory_gib),
+      "refuse a network whose estimated activation memory exceeds this (GiB)")(
+      "proxy-resolution", po::value(&recipe.proxy_resolution)->default_value(0),
+      "proxy input resolution (0: the space's proxy.resolution)")(
+      "proxy-width", po::value(&recipe.proxy_width)->default_value(0.0),
+      "proxy width multiplier (0: the space's proxy.width)")(
+      "removed-downsamples", po::value(&recipe.removed)->default_value(-1),
+      "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
+      "data-dir", po::value(&o.data_dir)->default_value(models::libtorch::kFashionMnistDir),
+      "Fashion-MNIST directory")("resume", po::bool_switch(&o.resume),
+                                 "continue an existing file: score what is missing");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas accuracy-data zero-cost --space FILE --data ACC.csv --out zc.csv [--batch 64] "
+             "[--seed 0] [--max-memory-gib 4] [--proxy-resolution R] [--proxy-width W] "
+             "[--removed-downsamples K] [--resume]",
+             "Zero-cost proxies at initialisation (synflow, naswot, grad_norm, snip; "
+             "models/torch/README.md) of every distinct network of an accuracy CSV, on the proxy "
+             "network the recipe builds, with one fixed batch of Fashion-MNIST training images. "
+             "Columns: encoding,synflow,naswot,grad_norm,snip,proxy_params,time_s and the "
+             "settings space,recipe,batch,seed. A kill loses at most the network being scored; "
+             "--resume scores the rest (with the file's settings only).",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (space_file.empty() || o.data.empty() || o.out.empty()) {
+    throw UsageError("accuracy-data zero-cost: --space, --data and --out are required");
+  }
+  o.max_memory_bytes = static_cast<int64_t>(max_memory_gib * 1073741824.0);
+  const space::Space space = space::Space::Load(space_file);
+  o.recipe = ResolveRecipe(recipe, space);
+  const auto progress = StatusLine(/*print_updates_when_piped=*/true);
+  const proxy::ZeroCostSummary summary = proxy::ScoreZeroCost(space, o, progress);
+  std::cerr << "accuracy-data: " << summary.scored << " scored, " << summary.already_done
+            << " already done of " << summary.planned << " networks";
+  if (summary.scored > 0) {
+    std::cerr << " (" << FormatFixed(summary.score_time_s / static_cast<double>(summary.scored), 3)
+              << " s per network)";
+  }
+  std::cerr << " -> " << o.out << "\n";
+  return 0;
 }
 #endif
 
@@ -300,6 +359,9 @@ int RunAccuracyData(const Args& args) {
   return RunSubcommand(
       "accuracy-data", args,
       {{"generate", "sample architectures and train them on the proxy (needs LibTorch)", Generate},
+       {"zero-cost",
+        "zero-cost proxies (synflow, naswot, grad_norm, snip) at initialisation (needs LibTorch)",
+        ZeroCost},
        {"import", "read a published NAS benchmark (NAS-Bench-Macro) into accuracy data", Import},
        {"stats", "label noise (seed-to-seed tau, ICC) and the label's ceiling", Stats},
        {"validity", "proxy validity: Kendall tau against a benchmark's real labels, with cost",

@@ -1,5 +1,6 @@
-// The binary's side of the LibTorch module (module.h): Train, MeasureGraph and the training
-// cache's functions, each loading libdcnas_torch.so on first use and calling its entry point.
+// The binary's side of the LibTorch module (module.h): Train, MeasureGraph, ComputeZeroCost and
+// the training cache's functions, each loading libdcnas_torch.so on first use and calling its
+// entry point.
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -97,5 +98,10 @@ int64_t TrainingCacheBytes(const TrainingData::Cache& cache) {
 }
 
 void ClearTrainingCache(TrainingData::Cache& cache) { LoadedModule().clear_cache(cache); }
+
+ZeroCostScores ComputeZeroCost(const Graph& graph, const ZeroCostOptions& options,
+                               const TrainingData& data) {
+  return LoadedModule().zero_cost(graph, options, data);
+}
 
 }  // namespace dcnas::models::libtorch

@@ -4,10 +4,10 @@
 // data's cache) is the shared module libdcnas_torch.so, loaded by loader.cc on the first call
 // that needs it. Commands that never train or time a graph start without it.
 //
-// The functions below and Train, MeasureGraph (train.h, measure.h) are what the rest of the
-// project calls; a program links either the module's loader (dcnas_models_torch) or the
-// implementation itself (dcnas_models_torch_impl, the LibTorch tests), never both. No LibTorch
-// headers here.
+// The functions below and Train, MeasureGraph, ComputeZeroCost (train.h, measure.h, zero_cost.h)
+// are what the rest of the project calls; a program links either the module's loader
+// (dcnas_models_torch) or the implementation itself (dcnas_models_torch_impl, the LibTorch tests),
+// never both. No LibTorch headers here.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,7 @@
 #include "models/torch/dataset.h"
 #include "models/torch/measure.h"
 #include "models/torch/train.h"
+#include "models/torch/zero_cost.h"
 
 namespace dcnas::models::libtorch {
 
@@ -38,8 +39,10 @@ struct ModuleApi {
   std::shared_ptr<TrainingData::Cache> (*new_cache)();
   int64_t (*cache_bytes)(const TrainingData::Cache& cache);
   void (*clear_cache)(TrainingData::Cache& cache);
+  ZeroCostScores (*zero_cost)(const Graph& graph, const ZeroCostOptions& options,
+                              const TrainingData& data);
 };
-inline constexpr int kModuleApiVersion = 1;
+inline constexpr int kModuleApiVersion = 2;
 
 // The module's file name and the symbol of its table.
 inline constexpr const char* kModuleFile = "libdcnas_torch.so";

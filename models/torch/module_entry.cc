@@ -10,6 +10,8 @@ dcnas_torch_module_api() {
                                       const lt::ProgressFn&);
   using TrainOnFn = lt::TrainResult (*)(const dcnas::models::Graph&, const lt::TrainOptions&,
                                         const lt::TrainingData&, const lt::ProgressFn&);
+  using ZeroCostFn = lt::ZeroCostScores (*)(const dcnas::models::Graph&, const lt::ZeroCostOptions&,
+                                            const lt::TrainingData&);
   static const lt::ModuleApi api{lt::kModuleApiVersion,
                                  sizeof(lt::ModuleApi),
                                  static_cast<TrainFn>(&lt::Train),
@@ -17,6 +19,7 @@ dcnas_torch_module_api() {
                                  &lt::MeasureGraph,
                                  &lt::NewTrainingCache,
                                  &lt::TrainingCacheBytes,
-                                 &lt::ClearTrainingCache};
+                                 &lt::ClearTrainingCache,
+                                 static_cast<ZeroCostFn>(&lt::ComputeZeroCost)};
   return &api;
 }

@@ -19,7 +19,7 @@ commands=("models list" "models summary" "models show" "models export" "sim" "ro
   "search compare" "search protocol" "scale")
 "$dcnas" --help | grep -q "^  surrogate" && commands+=("surrogate fit" "surrogate eval" "surrogate predict" "surrogate curve")
 "$dcnas" --help | grep -q "^  train" &&
-  commands+=("measure" "train" "accuracy-data generate" "search finalists")
+  commands+=("measure" "train" "accuracy-data generate" "accuracy-data zero-cost" "search finalists")
 
 tested=0
 for c in "${commands[@]}"; do
