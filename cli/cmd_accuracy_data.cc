@@ -302,7 +302,7 @@ int Stats(const Args& args) {
 int Validity(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> files;
-  std::string reference, space_file, csv, json;
+  std::string reference, space_file, csv, json, zero_cost;
   proxy::ValidityOptions o;
   options.add_options()("reference", po::value(&reference),
                         "the real labels: a benchmark's accuracy CSV (accuracy-data import)")(
@@ -313,6 +313,9 @@ int Validity(const Args& args) {
       "draws", po::value(&o.draws)->default_value(1000), "bootstrap resamples per tau")(
       "level", po::value(&o.level)->default_value(0.95), "coverage of the intervals")(
       "seed", po::value(&o.seed)->default_value(0), "seed of the resampling")(
+      "zero-cost", po::value(&zero_cost),
+      "a zero-cost table (accuracy-data zero-cost): each score's tau against the reference on "
+      "all the table's networks, its partial Spearman correlation given log params, its cost")(
       "csv", po::value(&csv), "also write the table as CSV (one line per proxy label)")(
       "json", po::value(&json), "also write the report as JSON");
   po::positional_options_description pos;
@@ -332,8 +335,10 @@ int Validity(const Args& args) {
              options, pos, vm)) {
     return 0;
   }
-  if (reference.empty() || space_file.empty() || files.empty()) {
-    throw UsageError("accuracy-data validity: --reference, --space and a candidate file needed");
+  if (reference.empty() || space_file.empty() || (files.empty() && zero_cost.empty())) {
+    throw UsageError(
+        "accuracy-data validity: --reference, --space and a candidate file or --zero-cost "
+        "needed");
   }
   if (o.target != "val_accuracy" && o.target != "test_accuracy") {
     throw UsageError(
@@ -346,7 +351,10 @@ int Validity(const Args& args) {
   if (ref.rows.empty()) throw InputError(reference + ": no runs (a header and nothing else)");
   std::vector<proxy::AccuracyData> candidates;
   for (const auto& f : files) candidates.push_back(proxy::ReadAccuracyData(f, &space, true));
-  const proxy::ValidityReport report = proxy::ComputeValidity(ref, candidates, o);
+  std::map<std::string, proxy::ZeroCostEntry> table;
+  if (!zero_cost.empty()) table = proxy::ReadZeroCostTable(zero_cost, space);
+  const proxy::ValidityReport report =
+      proxy::ComputeValidity(ref, candidates, o, zero_cost.empty() ? nullptr : &table, zero_cost);
   if (!csv.empty()) WriteFileAtomic(csv, report.ToCsv());
   if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");
   std::cout << report.ToText();

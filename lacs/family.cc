@@ -216,9 +216,9 @@ std::string StoreKey(const std::string& graph_key, const proxy::ProxyRecipe& rec
 TrainedStore::TrainedStore(std::string path)
     : log_(AppendLog::Open(path, {.create_directories = true})) {
   // What Add writes (and "error", refused below with its own message).
-  static constexpr std::array<const char*, 8> kKeys = {
-      "config",       "error",         "key",          "label",
-      "proxy_params", "test_accuracy", "train_time_s", "val_accuracy"};
+  static constexpr std::array<const char*, 9> kKeys = {
+      "config",        "error",        "key",          "label",    "proxy_params",
+      "test_accuracy", "train_time_s", "val_accuracy", "val_curve"};
   std::map<std::string, size_t> key_lines;  // key -> line
   const std::vector<std::string>& lines = log_.lines();
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -234,7 +234,7 @@ TrainedStore::TrainedStore(std::string path)
       if (std::none_of(kKeys.begin(), kKeys.end(), [&name](const char* k) { return name == k; })) {
         throw InputError(where + "unknown key " + json(name).dump() +
                          " (a trained-accuracy line has config, key, label, proxy_params, "
-                         "test_accuracy, train_time_s, val_accuracy)");
+                         "test_accuracy, train_time_s, val_accuracy, val_curve)");
       }
     }
     if (const auto label = j.find("label"); label != j.end() && !label->is_string()) {

@@ -1,5 +1,6 @@
 #include "proxy/validity.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -31,9 +32,57 @@ nlohmann::json Num(double v) { return std::isnan(v) ? nlohmann::json() : nlohman
 
 }  // namespace
 
+namespace {
+
+std::vector<double> Ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) r[order[k]] = (static_cast<double>(i + j) / 2.0) + 1.0;
+    i = j + 1;
+  }
+  return r;
+}
+
+double Pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n = static_cast<double>(a.size());
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ma += a[i] / n;
+    mb += b[i] / n;
+  }
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : std::nan("");
+}
+
+}  // namespace
+
+double PartialSpearman(const std::vector<double>& x, const std::vector<double>& y,
+                       const std::vector<double>& z) {
+  if (x.size() != y.size() || x.size() != z.size()) {
+    throw InternalError("PartialSpearman: samples of different lengths");
+  }
+  if (x.size() < 4) return std::nan("");
+  const std::vector<double> rx = Ranks(x), ry = Ranks(y), rz = Ranks(z);
+  const double xy = Pearson(rx, ry), xz = Pearson(rx, rz), yz = Pearson(ry, rz);
+  const double d = (1.0 - xz * xz) * (1.0 - yz * yz);
+  return d > 0 ? (xy - xz * yz) / std::sqrt(d) : std::nan("");
+}
+
 ValidityReport ComputeValidity(const AccuracyData& reference,
                                const std::vector<AccuracyData>& candidates,
-                               const ValidityOptions& o) {
+                               const ValidityOptions& o,
+                               const std::map<std::string, ZeroCostEntry>* zero_cost,
+                               const std::string& zero_cost_file) {
   ValidityReport report;
   report.options = o;
   report.reference_file = reference.file;
@@ -140,6 +189,44 @@ ValidityReport ComputeValidity(const AccuracyData& reference,
       report.noise.push_back(n);
     }
   }
+  if (zero_cost != nullptr) {
+    report.zero_cost_file = zero_cost_file;
+    std::vector<std::string> nets;
+    for (const auto& [enc, e] : *zero_cost) {
+      if (truth.count(enc)) nets.push_back(enc);
+    }
+    if (nets.size() < 3) {
+      throw InputError(zero_cost_file + ": fewer than 3 of its networks are in the reference " +
+                       reference.file);
+    }
+    std::vector<double> acc, log_params;
+    for (const std::string& enc : nets) {
+      acc.push_back(truth.at(enc));
+      log_params.push_back(std::log10(std::max<double>(1.0, ref_row.at(enc)->params)));
+    }
+    for (size_t k = 0; k < kZeroCostScores.size() + 2; ++k) {
+      ZeroCostValidity z;
+      std::vector<double> v;
+      double time = 0.0;
+      for (const std::string& enc : nets) {
+        if (k < kZeroCostScores.size()) {
+          v.push_back(zero_cost->at(enc).scores[k]);
+          time += std::isnan(zero_cost->at(enc).time_s) ? 0.0 : zero_cost->at(enc).time_s;
+        } else {
+          const AccuracyRow& r = *ref_row.at(enc);
+          v.push_back(static_cast<double>(k == kZeroCostScores.size() ? r.params : r.flops));
+        }
+      }
+      z.score = k < kZeroCostScores.size() ? kZeroCostScores[k]
+                                           : (k == kZeroCostScores.size() ? "params" : "flops");
+      z.networks = nets.size();
+      z.tau = BootstrapKendallTau(v, acc, o.draws, o.level, draw_seed++);
+      z.partial_given_params =
+          z.score == "params" ? std::nan("") : PartialSpearman(v, acc, log_params);
+      z.cost_s = time / static_cast<double>(nets.size());
+      report.zero_cost.push_back(z);
+    }
+  }
   // The free baselines on the networks of the sample.
   for (const std::string which : {"params", "flops"}) {
     std::vector<double> a, b;
@@ -187,6 +274,15 @@ std::string ValidityReport::ToText() const {
            " networks with 2+ seeds): seed-to-seed tau " + TauText(n.replicate_tau) + ", ICC " +
            Fixed3(n.noise.icc) + ", seed sd " + Fixed3(n.noise.noise_sd) + " pp, spread sd " +
            Fixed3(n.noise.spread_sd) + " pp\n";
+  }
+  if (!zero_cost.empty()) {
+    out += "zero-cost scores of " + zero_cost_file + " against the reference (" +
+           std::to_string(zero_cost.front().networks) + " networks):\n";
+    Table z({"score", "tau [interval]", "partial Spearman given log params", "cost s/network"});
+    for (const ZeroCostValidity& r : zero_cost) {
+      z.AddRow({r.score, TauText(r.tau), Fixed3(r.partial_given_params), FormatFixed(r.cost_s, 3)});
+    }
+    out += z.ToText();
   }
   return out;
 }
@@ -239,6 +335,17 @@ nlohmann::json ValidityReport::ToJson() const {
                                {"icc", Num(n.noise.icc)},
                                {"noise_sd", Num(n.noise.noise_sd)},
                                {"spread_sd", Num(n.noise.spread_sd)}});
+  }
+  j["zero_cost_file"] = zero_cost_file;
+  j["zero_cost"] = nlohmann::json::array();
+  for (const ZeroCostValidity& z : zero_cost) {
+    j["zero_cost"].push_back({{"score", z.score},
+                              {"networks", z.networks},
+                              {"tau", Num(z.tau.tau)},
+                              {"tau_lo", Num(z.tau.lo)},
+                              {"tau_hi", Num(z.tau.hi)},
+                              {"partial_given_params", Num(z.partial_given_params)},
+                              {"cost_s", Num(z.cost_s)}});
   }
   return j;
 }

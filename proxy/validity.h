@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "common/rank_correlation.h"
 #include "proxy/accuracy_data.h"
 #include "proxy/label_noise.h"
+#include "proxy/zero_cost_table.h"
 
 namespace dcnas::proxy {
 
@@ -44,6 +46,22 @@ struct ProxyNoise {
   TauInterval replicate_tau;  // replicate 0 against replicate 1
 };
 
+// A zero-cost score (or a full-size count) as a ranking of the reference's networks: all the
+// networks of the table that the reference has, not only a sample.
+struct ZeroCostValidity {
+  std::string score;  // synflow, naswot, grad_norm, snip, or params / flops for comparison
+  size_t networks = 0;
+  TauInterval tau;
+  // Spearman partial correlation with the reference's accuracy given log params: what the score
+  // says beyond size (NaN for params itself).
+  double partial_given_params = 0.0;
+  double cost_s = 0.0;  // mean time per network (0 for the counts)
+};
+
+// Spearman's rank correlation of x and y given z (ranks with ties averaged; NaN when undefined).
+double PartialSpearman(const std::vector<double>& x, const std::vector<double>& y,
+                       const std::vector<double>& z);
+
 struct ValidityReport {
   std::string reference_file;
   std::string reference_recipe;
@@ -52,6 +70,8 @@ struct ValidityReport {
   ValidityOptions options;
   std::vector<ValidityRow> rows;
   std::vector<ProxyNoise> noise;
+  std::string zero_cost_file;
+  std::vector<ZeroCostValidity> zero_cost;
 
   std::string ToText() const;
   std::string ToCsv() const;  // one line per row
@@ -60,8 +80,11 @@ struct ValidityReport {
 
 // Throws InputError naming the file: a candidate of several recipes, a candidate or reference
 // from another space (fingerprint), a candidate sharing fewer than 3 networks with the reference.
+// `zero_cost` (optional, with its file's name): each score's ranking of the reference.
 ValidityReport ComputeValidity(const AccuracyData& reference,
                                const std::vector<AccuracyData>& candidates,
-                               const ValidityOptions& options);
+                               const ValidityOptions& options,
+                               const std::map<std::string, ZeroCostEntry>* zero_cost = nullptr,
+                               const std::string& zero_cost_file = "");
 
 }  // namespace dcnas::proxy

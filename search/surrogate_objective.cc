@@ -25,7 +25,9 @@ class SurrogateAccuracy : public AccuracyObjective {
   void AccuracyBatch(const std::vector<space::Encoding>& encodings,
                      const std::vector<ArchCounts>& counts, std::vector<double>& out) override {
     out.clear();
-    if (counts.size() != encodings.size()) {
+    // The fast path (counts the search already has) holds the default features only; graph
+    // features need each network's graph.
+    if (counts.size() != encodings.size() || !(surrogate_.features() == surrogate::FeatureSpec{})) {
       AccuracyObjective::AccuracyBatch(encodings, counts, out);
       return;
     }

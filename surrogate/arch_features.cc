@@ -1,20 +1,20 @@
 #include "surrogate/arch_features.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <set>
 
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/text.h"
+#include "proxy/zero_cost_table.h"
 
 namespace dcnas::surrogate {
 namespace {
 
 const std::vector<std::string> kSets = {"onehot", "counts", "graph", "zero-cost"};
 constexpr int kLevels = 6;  // outputs at 1/1 .. 1/32 of the input resolution
-const std::array<const char*, 4> kZeroCost = {"synflow", "naswot", "grad_norm", "snip"};
+const std::array<const char*, 4>& kZeroCost = proxy::kZeroCostScores;
 
 double Log10(double v) { return std::log10(std::max(v, 0.0) + 1.0); }
 
@@ -51,50 +51,11 @@ bool FeatureSpec::Has(const std::string& set) const {
 }
 
 void ReadZeroCostTable(const std::string& path, const space::Space& space, FeatureSpec& spec) {
-  const std::vector<std::string> lines = Split(ReadFile(path), '\n');
-  if (lines.empty() || lines[0].empty()) throw InputError(path + ": empty (expected a header)");
-  const std::vector<std::string> header = Split(lines[0], ',');
-  std::map<std::string, size_t> col;
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* c : {"encoding", "synflow", "naswot", "grad_norm", "snip"}) {
-    if (!col.count(c)) {
-      throw InputError(path + ":1: missing column '" + std::string(c) +
-                       "' (a zero-cost table of `dcnas accuracy-data zero-cost`)");
-    }
-  }
   spec.zero_cost.clear();
-  spec.zero_cost_file = path;
-  for (size_t ln = 1; ln < lines.size(); ++ln) {
-    if (lines[ln].empty() && ln + 1 == lines.size()) break;
-    const std::string where = path + ":" + std::to_string(ln + 1);
-    const std::vector<std::string> f = Split(lines[ln], ',');
-    if (f.size() != header.size()) {
-      throw InputError(where + ": " + std::to_string(f.size()) + " fields, header has " +
-                       std::to_string(header.size()));
-    }
-    std::string encoding;
-    try {
-      encoding = space.ToText(space.Canonical(space.FromText(f[col.at("encoding")])));
-    } catch (const InputError& e) {
-      throw InputError(where + ": " + e.what());
-    }
-    std::array<double, 4> scores{};
-    for (size_t k = 0; k < kZeroCost.size(); ++k) {
-      const std::string& text = f[col.at(kZeroCost[k])];
-      double v = 0.0;
-      const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
-          !std::isfinite(v)) {
-        throw InputError(where + ": column '" + kZeroCost[k] + "': not a finite number: '" + text +
-                         "'");
-      }
-      scores[k] = v;
-    }
-    if (!spec.zero_cost.emplace(encoding, scores).second) {
-      throw InputError(where + ": network " + encoding + " scored twice");
-    }
+  for (const auto& [encoding, entry] : proxy::ReadZeroCostTable(path, space)) {
+    spec.zero_cost.emplace(encoding, entry.scores);
   }
-  if (spec.zero_cost.empty()) throw InputError(path + ": no networks");
+  spec.zero_cost_file = path;
 }
 
 std::vector<std::string> GraphFeatureNames() {

@@ -161,6 +161,37 @@ check "validity: the reference as a candidate of itself" 0 "$dcnas" "${va[@]}" "
 check "stats: the label's ceiling" 0 "$dcnas" accuracy-data stats "$tmp/proxy.csv" --space "$tmp/mini.yaml"
 contains "stats: ceiling of 1 seed" "$tmp/out" "ceiling against a label of 1 seed, validation"
 contains "stats: ceiling of the mean of 2" "$tmp/out" "ceiling against a label of the mean of 2 seeds, validation"
+# Zero-cost tables against the reference: scores made up from the params, on all networks.
+python3 - "$tmp" <<'PY'
+import csv, sys
+d = sys.argv[1]
+seen = {}
+for r in csv.DictReader(open(d + "/imp.csv")):
+    seen.setdefault(r["encoding"], int(r["params"]))
+with open(d + "/zc.csv", "w") as f:
+    f.write("encoding,synflow,naswot,grad_norm,snip,proxy_params,time_s\n")
+    for e, p in seen.items():
+        f.write(f"{e},{p * 1e6},{300 + p / 1000},{p / 1e4},{p / 1e5},{p},0.25\n")
+open(d + "/zc-bad.csv", "w").write("encoding,synflow,naswot\n")
+PY
+check "validity --zero-cost alone" 0 "$dcnas" "${va[@]}" --zero-cost "$tmp/zc.csv" --draws 50
+contains "validity: zero-cost section" "$tmp/out" "zero-cost scores of .*zc.csv against the reference (63 networks)"
+contains "validity: naswot row with its cost" "$tmp/out" "^naswot .* 0.250"
+check "validity: a zero-cost table without its columns" 2 "$dcnas" "${va[@]}" --zero-cost "$tmp/zc-bad.csv"
+contains "validity: the bad table named" "$tmp/err" "zc-bad.csv:1: missing column 'grad_norm'"
+if "$dcnas" --help | grep -q surrogate; then
+  sc=(surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 20 --seeds 2 --members 1)
+  check "curve --features onehot,graph" 0 "$dcnas" "${sc[@]}" --features onehot,graph --out "$tmp/cg"
+  contains "curve names its features" "$tmp/out" "features onehot,graph"
+  check "curve with zero-cost features" 0 "$dcnas" "${sc[@]}" --features counts,zero-cost --zero-cost "$tmp/zc.csv" --out "$tmp/cz"
+  check "curve: zero-cost set without a table" 2 "$dcnas" "${sc[@]}" --features zero-cost --out "$tmp/cx"
+  contains "curve: the table asked for" "$tmp/err" "needs --zero-cost FILE"
+  check "curve: an unknown feature set" 2 "$dcnas" "${sc[@]}" --features onehot,depth --out "$tmp/cx"
+  contains "curve: the set named" "$tmp/err" "unknown feature set 'depth'"
+  check "fit with zero-cost features" 0 "$dcnas" surrogate fit --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --holdout 0 --members 1 --no-learning-curve --features counts,zero-cost --zero-cost "$tmp/zc.csv" --out "$tmp/zc.ubj"
+  check "predict with a zero-cost surrogate" 2 "$dcnas" surrogate predict --model "$tmp/zc.ubj" 1_1_2_0
+  contains "predict: why not" "$tmp/err" "zc.ubj: fitted with zero-cost features"
+fi
 if "$dcnas" accuracy-data generate --help | grep -q stratify-by; then
   check "generate --stratify-by: more strata than networks" 2 "$dcnas" accuracy-data generate --space "$tmp/mini.yaml" --stratify-by "$tmp/imp.csv" --count 64 --out "$tmp/g.csv"
   contains "stratify: the file and counts named" "$tmp/err" "imp.csv: 63 networks, cannot draw 64"

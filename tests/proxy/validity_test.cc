@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <numbers>
 #include <random>
 #include <set>
@@ -283,6 +284,62 @@ TEST_CASE("proxy validity: tau against the reference per label, baselines, seed 
   AccuracyData none{"none.csv", {}};
   CHECK_THROWS_WITH(ComputeValidity(ref, {none}, {}), Catch::Contains("none.csv"));
   CHECK_THROWS_WITH(ComputeValidity(ref, {other}, {}), Catch::Contains("fewer than 3"));
+}
+
+// Spearman's rho without ties by the textbook formula, 1 - 6 sum d^2 / (n (n^2 - 1)).
+double Rho(const std::vector<double>& a, const std::vector<double>& b) {
+  auto rank = [](const std::vector<double>& v) {
+    std::vector<double> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      r[i] = 1;
+      for (const double w : v) r[i] += w < v[i] ? 1 : 0;
+    }
+    return r;
+  };
+  const auto ra = rank(a), rb = rank(b);
+  double d2 = 0;
+  for (size_t i = 0; i < a.size(); ++i) d2 += (ra[i] - rb[i]) * (ra[i] - rb[i]);
+  const double n = static_cast<double>(a.size());
+  return 1.0 - 6.0 * d2 / (n * (n * n - 1.0));
+}
+
+TEST_CASE("partial Spearman correlation by hand") {
+  const std::vector<double> x = {1, 2, 3, 4, 5, 6}, y = {2, 1, 4, 3, 6, 5}, z = {5, 1, 4, 2, 6, 3};
+  const double xy = Rho(x, y), xz = Rho(x, z), yz = Rho(y, z);
+  CHECK(PartialSpearman(x, y, z) ==
+        Approx((xy - xz * yz) / std::sqrt((1 - xz * xz) * (1 - yz * yz))));
+  // Given itself nothing is left; too few points are undefined.
+  CHECK(std::isnan(PartialSpearman(x, y, x)));
+  CHECK(std::isnan(PartialSpearman({1, 2, 3}, {1, 2, 3}, {3, 1, 2})));
+}
+
+TEST_CASE("zero-cost scores ranked against the reference, with the counts beside them") {
+  const space::Space space = space::Space::Load(SpacePath());
+  const auto nets = Networks(space, 30);
+  ProxyRecipe bench;
+  bench.dataset = "cifar10";
+  AccuracyData ref{"ref.csv", {}};
+  std::map<std::string, ZeroCostEntry> table;
+  for (size_t i = 0; i < nets.size(); ++i) {
+    ref.rows.push_back(Row(space, nets[i], 0, 60.0 + i, bench));
+    ZeroCostEntry e;
+    e.scores = {1.0 + i, 100.0 - i, 5.0, static_cast<double>(i % 2)};
+    e.time_s = 0.5;
+    table[nets[i]] = e;
+  }
+  const ValidityReport rep = ComputeValidity(ref, {}, {.draws = 100}, &table, "zc.csv");
+  REQUIRE(rep.zero_cost.size() == 6);
+  CHECK(rep.zero_cost[0].score == "synflow");
+  CHECK(rep.zero_cost[0].tau.tau == Approx(1.0));
+  CHECK(rep.zero_cost[1].tau.tau == Approx(-1.0));
+  CHECK(std::isnan(rep.zero_cost[2].tau.tau));  // constant
+  CHECK(rep.zero_cost[0].cost_s == Approx(0.5));
+  CHECK(rep.zero_cost[4].score == "params");
+  CHECK(std::isnan(rep.zero_cost[4].partial_given_params));
+  CHECK(rep.ToText().find("zero-cost scores of zc.csv") != std::string::npos);
+  std::map<std::string, ZeroCostEntry> elsewhere = {{"x", {}}};
+  CHECK_THROWS_WITH(ComputeValidity(ref, {}, {}, &elsewhere, "other.csv"),
+                    Catch::Contains("other.csv") && Catch::Contains("fewer than 3"));
 }
 
 }  // namespace
