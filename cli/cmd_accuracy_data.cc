@@ -314,8 +314,9 @@ int Validity(const Args& args) {
       "level", po::value(&o.level)->default_value(0.95), "coverage of the intervals")(
       "seed", po::value(&o.seed)->default_value(0), "seed of the resampling")(
       "zero-cost", po::value(&zero_cost),
-      "a zero-cost table (accuracy-data zero-cost): each score's tau against the reference on "
-      "all the table's networks, its partial Spearman correlation given log params, its cost")(
+      "a zero-cost table (accuracy-data zero-cost): each score's tau against the reference, its "
+      "partial Spearman correlation given log params and its cost, on the candidates' networks "
+      "(without candidates: on every network of the table)")(
       "csv", po::value(&csv), "also write the table as CSV (one line per proxy label)")(
       "json", po::value(&json), "also write the report as JSON");
   po::positional_options_description pos;

@@ -191,13 +191,15 @@ ValidityReport ComputeValidity(const AccuracyData& reference,
   }
   if (zero_cost != nullptr) {
     report.zero_cost_file = zero_cost_file;
+    // With candidates, their networks (the same sample as the trained proxies'); alone, every
+    // network of the table that the reference has.
     std::vector<std::string> nets;
     for (const auto& [enc, e] : *zero_cost) {
-      if (truth.count(enc)) nets.push_back(enc);
+      if (truth.count(enc) && (candidates.empty() || sample.count(enc))) nets.push_back(enc);
     }
     if (nets.size() < 3) {
       throw InputError(zero_cost_file + ": fewer than 3 of its networks are in the reference " +
-                       reference.file);
+                       reference.file + (candidates.empty() ? "" : " and the candidates"));
     }
     std::vector<double> acc, log_params;
     for (const std::string& enc : nets) {

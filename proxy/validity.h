@@ -46,8 +46,9 @@ struct ProxyNoise {
   TauInterval replicate_tau;  // replicate 0 against replicate 1
 };
 
-// A zero-cost score (or a full-size count) as a ranking of the reference's networks: all the
-// networks of the table that the reference has, not only a sample.
+// A zero-cost score (or a full-size count) as a ranking of the reference's networks: with
+// candidates, on their networks (the trained proxies' sample, so the figures compare); without,
+// on every network of the table that the reference has.
 struct ZeroCostValidity {
   std::string score;  // synflow, naswot, grad_norm, snip, or params / flops for comparison
   size_t networks = 0;

@@ -177,6 +177,8 @@ PY
 check "validity --zero-cost alone" 0 "$dcnas" "${va[@]}" --zero-cost "$tmp/zc.csv" --draws 50
 contains "validity: zero-cost section" "$tmp/out" "zero-cost scores of .*zc.csv against the reference (63 networks)"
 contains "validity: naswot row with its cost" "$tmp/out" "^naswot .* 0.250"
+check "validity --zero-cost with a candidate" 0 "$dcnas" "${va[@]}" "$tmp/proxy.csv" --zero-cost "$tmp/zc.csv" --draws 50
+contains "validity: zero-cost on the candidate's networks" "$tmp/out" "zero-cost scores of .*zc.csv against the reference (30 networks)"
 check "validity: a zero-cost table without its columns" 2 "$dcnas" "${va[@]}" --zero-cost "$tmp/zc-bad.csv"
 contains "validity: the bad table named" "$tmp/err" "zc-bad.csv:1: missing column 'grad_norm'"
 if "$dcnas" --help | grep -q surrogate; then
