@@ -49,7 +49,7 @@ std::vector<double> Ranks(const std::vector<double>& v) {
 }
 
 double Pearson(const std::vector<double>& a, const std::vector<double>& b) {
-  const double n = static_cast<double>(a.size());
+  const auto n = static_cast<double>(a.size());
   double ma = 0, mb = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     ma += a[i] / n;
@@ -266,8 +266,8 @@ std::string ValidityReport::ToText() const {
               (r.seeds == 1 ? "1 seed" : "mean of " + std::to_string(r.seeds) + " seeds");
       if (options.target != "val_accuracy") label = options.target + ", " + label.substr(4);
     }
-    table.AddRow({r.seeds == 0 ? r.recipe : r.recipe, label, std::to_string(r.networks),
-                  TauText(r.tau), FormatFixed(r.cost_s, 1),
+    table.AddRow({r.recipe, label, std::to_string(r.networks), TauText(r.tau),
+                  FormatFixed(r.cost_s, 1),
                   std::isnan(r.mean_accuracy) ? "" : FormatFixed(r.mean_accuracy, 2)});
   }
   out += table.ToText();

@@ -14,7 +14,6 @@ namespace {
 
 const std::vector<std::string> kSets = {"onehot", "counts", "graph", "zero-cost"};
 constexpr int kLevels = 6;  // outputs at 1/1 .. 1/32 of the input resolution
-const std::array<const char*, 4>& kZeroCost = proxy::kZeroCostScores;
 
 double Log10(double v) { return std::log10(std::max(v, 0.0) + 1.0); }
 
@@ -102,7 +101,7 @@ std::vector<double> GraphFeatures(const models::Graph& graph) {
     act += static_cast<double>(op.out.bytes());
     switch (op.kind) {
       case OpKind::kConv2d: {
-        const double out_c = static_cast<double>(op.attrs.out_channels);
+        const auto out_c = static_cast<double>(op.attrs.out_channels);
         const bool dw = op.attrs.groups > 1 && op.attrs.groups == op.attrs.out_channels;
         const double k = std::max(op.attrs.kernel_h, op.attrs.kernel_w);
         if (dw) {
@@ -173,7 +172,7 @@ std::vector<std::string> SurrogateFeatureNames(const space::Space& space, const 
       names.insert(names.end(), g.begin(), g.end());
     }
     if (set == "zero-cost") {
-      for (const char* z : kZeroCost) names.push_back(std::string("zero_cost.") + z);
+      for (const char* z : proxy::kZeroCostScores) names.push_back(std::string("zero_cost.") + z);
     }
   }
   return names;
