@@ -98,7 +98,8 @@ ValidityReport ComputeValidity(const AccuracyData& reference,
   uint64_t draw_seed = o.seed;
   for (const AccuracyData& c : candidates) {
     if (c.rows.empty()) throw InputError(c.file + ": no accuracy rows");
-    const std::string recipe = RequireOneRecipe(c).Key();
+    const ProxyRecipe one_recipe = RequireOneRecipe(c);
+    const std::string recipe = one_recipe.Key();
     for (size_t i = 0; i < c.rows.size(); ++i) {
       if (c.rows[i].fingerprint != fingerprint) {
         throw InputError(c.file + ":" + std::to_string(i + 2) + ": a network of another space " +
@@ -131,7 +132,7 @@ ValidityReport ComputeValidity(const AccuracyData& reference,
       }
       return sum / k;
     };
-    const int epochs = RequireOneRecipe(c).epochs;
+    const int epochs = one_recipe.epochs;
     auto add = [&](int k, int epoch) {
       std::vector<double> a, b;
       double cost_sum = 0.0, acc_sum = 0.0;

@@ -188,12 +188,16 @@ space::FeatureSet SurrogateFeatures(const space::Space& space,
   }
   space::FeatureSet f;
   f.names = SurrogateFeatureNames(space, spec);
-  const size_t onehot = space::FeatureNames(space).size() - 7;
+  // One row of the one-hot and count columns at a time, their names computed once.
+  space::FeatureSet base;
+  base.names = space::FeatureNames(space);
+  const size_t onehot = base.names.size() - 7;
   if (counts != nullptr) counts->clear();
   for (size_t i = 0; i < encodings.size(); ++i) {
     const models::Graph graph = space.BuildFull(encodings[i], scalings[i], models::BuildOptions{});
     const models::OpCounts c = models::CountGraph(graph);
-    space::FeatureSet base;
+    base.values.clear();
+    base.rows = 0;
     space::AppendFeatures(space, encodings[i], scalings[i], static_cast<double>(c.params),
                           static_cast<double>(c.flops), base);
     for (const std::string& set : spec.sets) {
