@@ -1,4 +1,4 @@
-// dcnas accuracy-data generate | import | stats | validity
+// dcnas accuracy-data generate | zero-cost | zoo | import | stats | validity | calibrate-score
 #include <unistd.h>
 
 #include <cmath>
@@ -20,12 +20,14 @@
 #include "proxy/accuracy_data.h"
 #include "proxy/benchmark_import.h"
 #include "proxy/label_noise.h"
+#include "proxy/score_calibration.h"
 #include "proxy/validity.h"
 #include "space/space.h"
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/train.h"
 #include "proxy/generate.h"
 #include "proxy/zero_cost.h"
+#include "proxy/zoo_proxy.h"
 #endif
 
 namespace dcnas::cli {
@@ -37,6 +39,9 @@ int Generate(const Args&) {
 }
 int ZeroCost(const Args&) {
   throw UsageError("accuracy-data zero-cost needs LibTorch (this dcnas was built without it)");
+}
+int Zoo(const Args&) {
+  throw UsageError("accuracy-data zoo needs LibTorch (this dcnas was built without it)");
 }
 #else
 struct GenerateArgs {
@@ -166,6 +171,55 @@ int ZeroCost(const Args& args) {
   }
   std::cerr << " -> " << o.out << "\n";
   return 0;
+}
+
+int Zoo(const Args& args) {
+  po::options_description options("options");
+  RecipeArgs recipe;
+  proxy::ZooProxyOptions o;
+  std::string json;
+  options.add_options()("published", po::value(&o.published),
+                        "published ImageNet top-1 (data/accuracy/published-imagenet.csv)")(
+      "out", po::value(&o.out),
+      "results CSV, appended as each model ends (a rerun continues it; one recipe and seed)")(
+      "seed", po::value(&o.seed)->default_value(0), "seed of every run")(
+      "draws", po::value(&o.draws)->default_value(1000), "bootstrap resamples of each tau")(
+      "json", po::value(&json), "also write the report as JSON");
+  AddRecipeOptions(options, recipe);
+  AddTrainerOptions(options, o.jobs, o.data_dir, o.limit_eval);
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas accuracy-data zoo --published TOP1.csv --out RESULTS.csv [recipe options] "
+             "[--label zc-...] [--jobs N] [--json OUT.json]",
+             "The zoo on the proxy against ImageNet: every zoo model of the published table "
+             "built at proxy size (--proxy-width, --removed-downsamples; --proxy-resolution "
+             "scaled by the model's resolution / 224 and rounded to 4 px, as a scaled network's "
+             "is) and labelled by the recipe (trained, or the zero-cost --label), then Kendall "
+             "tau between label and published top-1 with a 95% bootstrap interval, beside "
+             "full-size params and FLOPs. Proxy defaults: 16 px, width 0.25, one downsample "
+             "removed (the shipped proxy's).",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (o.published.empty() || o.out.empty()) {
+    throw UsageError("accuracy-data zoo: --published and --out are required");
+  }
+  o.recipe = recipe.recipe;
+  o.recipe.resolution = recipe.proxy_resolution > 0 ? recipe.proxy_resolution : 16;
+  o.recipe.width = recipe.proxy_width > 0 ? recipe.proxy_width : 0.25;
+  o.recipe.removed_downsamples = recipe.removed >= 0 ? recipe.removed : 1;
+  if (!recipe.label.empty() && recipe.label != "trained") {
+    try {
+      o.recipe = o.recipe.WithZeroCostLabel(recipe.label);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--label: ") + e.what());
+    }
+  }
+  const proxy::ZooProxyReport report =
+      proxy::RunZooProxy(o, [](const std::string& line) { std::cerr << line << "\n"; });
+  if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");
+  std::cout << report.ToText();
+  return report.failed.empty() ? 0 : 1;
 }
 #endif
 
@@ -362,6 +416,51 @@ int Validity(const Args& args) {
   return 0;
 }
 
+int CalibrateScore(const Args& args) {
+  po::options_description options("options");
+  std::string reference, space_file, zero_cost, score, target, json;
+  int draws = 1000;
+  uint64_t seed = 0;
+  options.add_options()("reference", po::value(&reference),
+                        "the real labels: a benchmark's accuracy CSV (accuracy-data import)")(
+      "space", po::value(&space_file), "the benchmark's space")(
+      "zero-cost", po::value(&zero_cost),
+      "the benchmark's networks' zero-cost table (accuracy-data zero-cost)")(
+      "score", po::value(&score)->default_value("naswot"), "synflow, naswot, grad_norm or snip")(
+      "target", po::value(&target)->default_value("auto"),
+      "the reference's label: test_accuracy, val_accuracy or auto (val where every row has it)")(
+      "draws", po::value(&draws)->default_value(1000), "bootstrap resamples of the tau")(
+      "seed", po::value(&seed)->default_value(0), "seed of the resampling")(
+      "json", po::value(&json), "also write the calibration as JSON");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas accuracy-data calibrate-score --reference BENCH.csv --space FILE "
+             "--zero-cost TABLE.csv [--score naswot] [--json OUT.json]",
+             "A zero-cost label: fits a zero-cost score of a benchmark's networks to the "
+             "benchmark's real labels by least squares (label = scale x score + offset, percent; "
+             "log10 of synflow) and prints the fit, its residual sd, the score's Kendall tau "
+             "against the labels with a bootstrap interval, the range it was fitted over, and the "
+             "label text (zc-naswot-a..-b..) that `accuracy-data generate --label`, `search "
+             "finalists --label` and `scale --recipe` take: networks then get the calibrated "
+             "score of their untrained proxy network instead of a training's accuracy. Use the "
+             "table's proxy settings (the recipe printed) with it.",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (reference.empty() || space_file.empty() || zero_cost.empty()) {
+    throw UsageError("accuracy-data calibrate-score: --reference, --space and --zero-cost needed");
+  }
+  const space::Space space = space::Space::Load(space_file);
+  const auto ref = proxy::ReadAccuracyData(reference, &space);
+  if (ref.rows.empty()) throw InputError(reference + ": no runs (a header and nothing else)");
+  const auto table = proxy::ReadZeroCostTable(zero_cost, space);
+  const proxy::ScoreCalibration c =
+      proxy::CalibrateScore(ref, target, table, zero_cost, score, draws, seed);
+  if (!json.empty()) WriteFileAtomic(json, c.ToJson().dump(2) + "\n");
+  std::cout << c.ToText();
+  return 0;
+}
+
 }  // namespace
 
 int RunAccuracyData(const Args& args) {
@@ -371,10 +470,14 @@ int RunAccuracyData(const Args& args) {
        {"zero-cost",
         "zero-cost proxies (synflow, naswot, grad_norm, snip) at initialisation (needs LibTorch)",
         ZeroCost},
+       {"zoo", "the zoo on the proxy against published ImageNet top-1 (needs LibTorch)", Zoo},
        {"import", "read a published NAS benchmark (NAS-Bench-Macro) into accuracy data", Import},
        {"stats", "label noise (seed-to-seed tau, ICC) and the label's ceiling", Stats},
        {"validity", "proxy validity: Kendall tau against a benchmark's real labels, with cost",
-        Validity}},
+        Validity},
+       {"calibrate-score",
+        "a zero-cost label: a score fitted to a benchmark's real labels (percent)",
+        CalibrateScore}},
       "Columns: proxy/README.md.");
 }
 

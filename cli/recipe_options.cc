@@ -18,7 +18,13 @@ void AddRecipeOptions(po::options_description& options, RecipeArgs& a) {
       "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
       "batch", po::value(&r.batch)->default_value(r.batch), "training batch size")(
       "optimizer", po::value(&r.optimizer)->default_value(r.optimizer), "sgd, rmsprop or adamw")(
-      "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)");
+      "lr", po::value(&r.learning_rate)->default_value(0.0), "peak learning rate (0: default)")(
+      "label", po::value(&a.label)->default_value("trained"),
+      "how a network's label is obtained: 'trained' (its test and validation accuracy after the "
+      "training above), or a zero-cost label zc-<score>-a<scale>-b<offset> as `accuracy-data "
+      "calibrate-score` prints it: the untrained proxy network's score on one batch of --batch "
+      "images, mapped to percent (no training: --epochs, --train-images, --optimizer, --lr "
+      "unused)");
 }
 
 void AddTrainerOptions(po::options_description& options, int& jobs, std::string& data_dir,
@@ -35,6 +41,13 @@ proxy::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const space::Space& space)
   r.resolution = a.proxy_resolution > 0 ? a.proxy_resolution : space.proxy().resolution;
   r.width = a.proxy_width > 0 ? a.proxy_width : space.proxy().width;
   r.removed_downsamples = a.removed >= 0 ? a.removed : space.proxy().removed_downsamples;
+  if (!a.label.empty() && a.label != "trained") {
+    try {
+      r = r.WithZeroCostLabel(a.label);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--label: ") + e.what());
+    }
+  }
   return r;
 }
 

@@ -14,6 +14,7 @@ struct RecipeArgs {
   int proxy_resolution = 0;  // 0: the space's
   double proxy_width = 0.0;  // 0: the space's
   int removed = -1;          // -1: the space's
+  std::string label;         // "" or "trained": trained; else a zero-cost label
 };
 
 void AddRecipeOptions(po::options_description& options, RecipeArgs& a);

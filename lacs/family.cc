@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "common/errors.h"
@@ -294,6 +295,10 @@ std::vector<std::optional<proxy::TrainedResult>> StoredAccuracy::Evaluate(
   return out;
 }
 
+std::string StoredAccuracy::NetworkKey(const ProxyRequest& request) const {
+  return ProxyGraphKey(BuildProxyNetwork(request, recipe_, in_channels_, num_classes_));
+}
+
 json StoredAccuracy::Config() const {
   return {{"kind", "stored"},
           {"file", store_->path()},
@@ -416,6 +421,8 @@ void TrainSurface(Family& f, const std::vector<size_t>& surface, ProxyAccuracy& 
   for (size_t k = 0; k < surface.size(); ++k) {
     GridPoint& p = f.grid[surface[k]];
     p.trained = results[k];
+    p.proxy_resolution = requests[k].proxy_resolution;
+    p.proxy_network = accuracy.NetworkKey(requests[k]).substr(0, 12);
     if (!p.trained) {
       ++missing;
       continue;
@@ -468,7 +475,12 @@ void ScaleMembers(Family& f, NetworkSimulator& simulator, ProxyAccuracy& accurac
     progress(std::to_string(member_requests.size()) +
              " members to train (phi <= " + std::to_string(options.train_members) + ")");
     const std::vector<std::optional<proxy::TrainedResult>> r = accuracy.Evaluate(member_requests);
-    for (size_t k = 0; k < member_idx.size(); ++k) f.members[member_idx[k]].trained = r[k];
+    for (size_t k = 0; k < member_idx.size(); ++k) {
+      Member& m = f.members[member_idx[k]];
+      m.trained = r[k];
+      m.proxy_resolution = member_requests[k].proxy_resolution;
+      m.proxy_network = accuracy.NetworkKey(member_requests[k]).substr(0, 12);
+    }
   }
 }
 
@@ -530,15 +542,17 @@ std::vector<ReferenceFamily> ScoreReferences(const std::string& accelerator_kind
 
 std::string FamilyTable(const Family& f) {
   Table t({"member", "depth", "width", "resolution", "params", "GFLOPs", "activations",
-           "latency ms", "x base", "trained val %", "trained test %"});
-  t.SetRightAligned({false, true, true, true, true, true, true, true, true, true, true});
+           "latency ms", "x base", "proxy px", "trained val %", "trained test %"});
+  t.SetRightAligned({false, true, true, true, true, true, true, true, true, true, true, true});
   const Measured& b = f.members.front().measured;
   for (const Member& m : f.members) {
     t.AddRow({m.name, FormatFixed(m.tuple.depth, 3), FormatFixed(m.tuple.width, 3),
               std::to_string(m.tuple.resolution), FormatSi(m.measured.params, 3),
               FormatFixed(m.measured.flops / 1e9, 3), FormatSi(m.measured.activations, 3),
               FormatFixed(m.measured.latency_ms, 3),
-              FormatFixed(m.measured.latency_ms / b.latency_ms, 2), Acc(m.trained),
+              FormatFixed(m.measured.latency_ms / b.latency_ms, 2),
+              m.proxy_resolution > 0 ? std::to_string(m.proxy_resolution) : std::string("-"),
+              Acc(m.trained),
               m.trained ? FormatFixed(m.trained->test_accuracy, 2) : std::string("-")});
   }
   std::ostringstream s;
@@ -550,6 +564,18 @@ std::string FamilyTable(const Family& f) {
     << ", beta (width) " << FormatFixed(f.per_step.width, 3) << ", gamma (resolution) "
     << FormatFixed(f.per_step.resolution, 3) << "\n"
     << t.ToText();
+  // Members whose proxy networks coincide: their trained accuracies are equal by construction.
+  std::map<std::string, std::vector<std::string>> by_network;
+  for (const Member& m : f.members) {
+    if (!m.proxy_network.empty())
+      by_network[m.proxy_network].push_back("b" + std::to_string(m.phi));
+  }
+  for (const auto& [key, names] : by_network) {
+    if (names.size() > 1) {
+      s << "members " << Join(names, ", ")
+        << " train the same proxy network: equal accuracy by construction\n";
+    }
+  }
   return s.str();
 }
 
@@ -579,7 +605,7 @@ std::string GridCsv(const Family& f) {
   std::ostringstream grid;
   grid << "depth,width,resolution_coef,member_width,member_depth,member_resolution,cost_ratio,"
           "flops_ratio,latency_ms,params,flops,activations,candidate,surface,val_accuracy,"
-          "test_accuracy,objective,best\n";
+          "test_accuracy,objective,best,proxy_resolution,proxy_network\n";
   for (size_t i = 0; i < f.grid.size(); ++i) {
     const GridPoint& p = f.grid[i];
     grid << FormatSignificant(p.c.depth) << "," << FormatSignificant(p.c.width) << ","
@@ -591,7 +617,9 @@ std::string GridCsv(const Family& f) {
          << "," << (p.candidate ? 1 : 0) << "," << (p.surface ? 1 : 0) << ","
          << (p.trained ? json(p.trained->val_accuracy).dump() : "") << ","
          << (p.trained ? json(p.trained->test_accuracy).dump() : "") << ","
-         << (p.trained ? json(p.objective).dump() : "") << "," << (i == f.best ? 1 : 0) << "\n";
+         << (p.trained ? json(p.objective).dump() : "") << "," << (i == f.best ? 1 : 0) << ","
+         << (p.proxy_resolution > 0 ? std::to_string(p.proxy_resolution) : "") << ","
+         << p.proxy_network << "\n";
   }
   return grid.str();
 }
@@ -621,7 +649,9 @@ json FamilyJson(const Family& f, const std::vector<ReferenceFamily>& references)
                        {"tuple", TupleJson(m.tuple)},
                        {"blocks", models::EncodeBlockStrings(m.spec.blocks)},
                        {"measured", MeasuredJson(m.measured)},
-                       {"trained", TrainedJson(m.trained)}});
+                       {"trained", TrainedJson(m.trained)},
+                       {"proxy_resolution", m.proxy_resolution},
+                       {"proxy_network", m.proxy_network}});
   }
   json refs = json::array();
   for (const ReferenceFamily& r : references) {
@@ -768,6 +798,14 @@ FamilyComparison CompareFamilies(const Family& lacs, const Family& flops) {
     c.equal_accuracy_speedup.push_back(s);
   }
   if (eq_count > 0) c.geomean_equal_accuracy = std::exp(eq_log / eq_count);
+  for (size_t i = 1; i < lacs.members.size(); ++i) {
+    std::vector<std::string> same;
+    const std::string& key = lacs.members[i].proxy_network;
+    for (const Member& m : flops.members) {
+      if (!key.empty() && m.proxy_network == key) same.push_back("b" + std::to_string(m.phi));
+    }
+    c.same_proxy_network.push_back(std::move(same));
+  }
 
   std::ostringstream o;
   o << "LACS against accuracy-only (FLOPs) compound scaling of " << lacs.base.name << " on "
@@ -807,6 +845,12 @@ FamilyComparison CompareFamilies(const Family& lacs, const Family& flops) {
             : std::string("- (the flops family's trained accuracies do not bracket the lacs "
                           "members')"))
     << "\n";
+  for (size_t i = 0; i < c.same_proxy_network.size(); ++i) {
+    if (c.same_proxy_network[i].empty()) continue;
+    o << "lacs b" << (i + 1) << " trains the same proxy network ("
+      << lacs.members[i + 1].proxy_resolution << " px) as flops "
+      << Join(c.same_proxy_network[i], ", ") << ": equal accuracy by construction, not evidence\n";
+  }
   c.text = o.str();
   return c;
 }
@@ -851,7 +895,8 @@ ScaleRun RunScale(const BaseNetwork& base, const std::string& name, const std::v
                       {"geomean_speedup", c.geomean_speedup},
                       {"equal_accuracy_speedup", eq},
                       {"geomean_equal_accuracy",
-                       c.geomean_equal_accuracy ? json(*c.geomean_equal_accuracy) : json(nullptr)}};
+                       c.geomean_equal_accuracy ? json(*c.geomean_equal_accuracy) : json(nullptr)},
+                      {"same_proxy_network", c.same_proxy_network}};
     WriteFileAtomic((fs::path(out) / "comparison.json").string(), doc.dump(1) + "\n");
     WriteFileAtomic((fs::path(out) / "comparison.txt").string(), c.text);
     run.text += c.text;

@@ -96,6 +96,9 @@ class ProxyAccuracy {
   virtual std::vector<std::optional<proxy::TrainedResult>> Evaluate(
       const std::vector<ProxyRequest>& requests) = 0;
   virtual nlohmann::json Config() const = 0;
+  // The identity of a request's proxy network (ProxyGraphKey of the graph it trains): requests
+  // with the same one get the same label by construction. "" where the accuracy has none.
+  virtual std::string NetworkKey(const ProxyRequest& /*request*/) const { return ""; }
 };
 
 // The proxy-size graph of a request (the recipe's width, classes, channels and removed
@@ -137,6 +140,7 @@ class StoredAccuracy : public ProxyAccuracy {
   std::vector<std::optional<proxy::TrainedResult>> Evaluate(
       const std::vector<ProxyRequest>& requests) override;
   nlohmann::json Config() const override;
+  std::string NetworkKey(const ProxyRequest& request) const override;
 
  private:
   std::shared_ptr<TrainedStore> store_;
@@ -168,7 +172,9 @@ struct GridPoint {
   bool candidate = false;    // meets the budget
   bool surface = false;      // on the budget surface (trained)
   std::optional<proxy::TrainedResult> trained;
-  double objective = 0.0;  // accuracy (flops) or reward (lacs); 0 when untrained
+  double objective = 0.0;     // accuracy (flops) or reward (lacs); 0 when untrained
+  int proxy_resolution = 0;   // of its proxy network (trained points)
+  std::string proxy_network;  // ProxyAccuracy::NetworkKey, 12 hex digits ("": untrained)
 };
 
 struct Member {
@@ -178,6 +184,8 @@ struct Member {
   models::BlockNetworkSpec spec;
   Measured measured;
   std::optional<proxy::TrainedResult> trained;
+  int proxy_resolution = 0;   // of its proxy network (trained members)
+  std::string proxy_network;  // as GridPoint's
 };
 
 struct Family {
@@ -242,6 +250,10 @@ struct FamilyComparison {
   // family's trained accuracies do not bracket it or are not monotone there.
   std::vector<std::optional<double>> equal_accuracy_speedup;
   std::optional<double> geomean_equal_accuracy;
+  // Per lacs member phi = 1..M: the flops members ("b2") whose proxy network is the lacs member's
+  // own (ProxyAccuracy::NetworkKey): their trained accuracies are equal by construction, so an
+  // equal-accuracy speedup between them measures the proxy's rounding, not the scaling.
+  std::vector<std::vector<std::string>> same_proxy_network;
   std::string text;  // the comparison as text (comparison.txt)
 };
 FamilyComparison CompareFamilies(const Family& lacs, const Family& flops);

@@ -13,6 +13,10 @@ TrainedAccuracy::TrainedAccuracy(std::shared_ptr<TrainedStore> store, TrainSetti
   proxy::ValidateRecipe(s_.recipe, s_.jobs);
 }
 
+std::string TrainedAccuracy::NetworkKey(const ProxyRequest& request) const {
+  return ProxyGraphKey(BuildProxyNetwork(request, s_.recipe, s_.in_channels, s_.num_classes));
+}
+
 std::vector<std::optional<proxy::TrainedResult>> TrainedAccuracy::Evaluate(
     const std::vector<ProxyRequest>& requests) {
   std::vector<std::string> keys;

@@ -28,6 +28,7 @@ class TrainedAccuracy : public ProxyAccuracy {
   std::vector<std::optional<proxy::TrainedResult>> Evaluate(
       const std::vector<ProxyRequest>& requests) override;
   nlohmann::json Config() const override;
+  std::string NetworkKey(const ProxyRequest& request) const override;
 
  private:
   std::shared_ptr<TrainedStore> store_;

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -69,12 +70,23 @@ const std::vector<std::string> kCurvelessColumns = [] {
   return c;
 }();
 
-// The columns written now: those with the learning curve.
-const std::vector<std::string> kColumns = [] {
+// The columns of files written before `label`: those with the learning curve.
+const std::vector<std::string> kLabellessColumns = [] {
   std::vector<std::string> c = kCurvelessColumns;
   c.emplace_back("val_curve");
   return c;
 }();
+
+// The columns written now: with the label (empty: a training's accuracy; a zero-cost label).
+const std::vector<std::string> kColumns = [] {
+  std::vector<std::string> c = kLabellessColumns;
+  c.emplace_back("label");
+  return c;
+}();
+
+// The scores a zero-cost label can name, as a key writes them (no '_').
+const std::map<std::string, std::string> kLabelScores = {
+    {"naswot", "naswot"}, {"synflow", "synflow"}, {"gradnorm", "grad_norm"}, {"snip", "snip"}};
 
 double ParseDouble(const std::string& text, const std::string& where, const std::string& column,
                    double min, double max) {
@@ -153,6 +165,11 @@ const DatasetInfo& FindDataset(const std::string& name) {
 
 std::string ProxyRecipe::Key() const {
   if (!recorded()) return kUnrecordedKey;
+  if (zero_cost()) {
+    return "r" + std::to_string(resolution) + "_w" + FormatShortest(width) + "_rd" +
+           std::to_string(removed_downsamples) + "_b" + std::to_string(batch) + "_" + label +
+           (dataset == kDefaultDataset ? "" : "_data-" + dataset);
+  }
   return "r" + std::to_string(resolution) + "_w" + FormatShortest(width) + "_rd" +
          std::to_string(removed_downsamples) + "_e" + std::to_string(epochs) + "_n" +
          std::to_string(train_images) + "_b" + std::to_string(batch) + "_" + optimizer + "_lr" +
@@ -165,9 +182,83 @@ ProxyRecipe ProxyRecipe::Unrecorded() {
   return r;
 }
 
+std::string ScoreLabel::Text() const {
+  std::string name = score;
+  for (const auto& [key_name, score_name] : kLabelScores) {
+    if (score_name == score) name = key_name;
+  }
+  return "zc-" + name + "-a" + FormatSignificant(scale) + "-b" + FormatSignificant(offset);
+}
+
+double ScoreLabel::Apply(double raw_score) const {
+  const double x = score == "synflow" ? std::log10(raw_score) : raw_score;
+  return std::clamp(100.0 - std::exp(offset - scale * x), 0.0, 100.0);
+}
+
+ScoreLabel RoundedScoreLabel(const std::string& score, double scale, double offset) {
+  ScoreLabel l;
+  l.score = score;
+  l.scale = std::stod(FormatSignificant(scale));
+  l.offset = std::stod(FormatSignificant(offset));
+  return l;
+}
+
+ScoreLabel ParseScoreLabel(const std::string& text) {
+  static const std::regex form(R"(zc-([a-z]+)-a([-+0-9.eE]+)-b([-+0-9.eE]+))");
+  std::smatch m;
+  auto fail = [&](const std::string& why) {
+    return InputError("zero-cost label '" + text + "': " + why +
+                      " (form zc-<naswot|synflow|gradnorm|snip>-a<scale>-b<offset>, as "
+                      "`accuracy-data calibrate-score` prints it)");
+  };
+  if (!std::regex_match(text, m, form)) throw fail("not a zero-cost label");
+  const auto score = kLabelScores.find(m[1].str());
+  if (score == kLabelScores.end()) throw fail("unknown score '" + m[1].str() + "'");
+  auto number = [&](const std::string& digits) {
+    double v = 0.0;
+    const char* end = digits.data() + digits.size();
+    const auto r = std::from_chars(digits.data(), end, v);
+    if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v)) {
+      throw fail("'" + digits + "' is not a finite number");
+    }
+    return v;
+  };
+  ScoreLabel l;
+  l.score = score->second;
+  l.scale = number(m[2].str());
+  l.offset = number(m[3].str());
+  if (l.scale == 0.0) throw fail("a scale of 0 makes every network equal");
+  return l;
+}
+
+ProxyRecipe ProxyRecipe::WithZeroCostLabel(const std::string& text) const {
+  ProxyRecipe r = *this;
+  r.label = ParseScoreLabel(text).Text();
+  r.epochs = 0;
+  r.train_images = r.batch;
+  r.optimizer = "sgd";
+  r.learning_rate = 0.0;
+  return r;
+}
+
 ProxyRecipe ProxyRecipe::WithKey(const std::string& key) const {
   ProxyRecipe r = *this;
+  std::string training_part;  // e, n, optimizer or lr: refused beside a zero-cost label
+  std::string label_part;
   for (const std::string& part : Split(key, '_')) {
+    if (part.rfind("zc-", 0) == 0) {
+      try {
+        ParseScoreLabel(part);
+      } catch (const InputError& e) {
+        throw InputError("recipe '" + key + "': " + e.what());
+      }
+      label_part = part;
+      continue;
+    }
+    if (part == "sgd" || part == "rmsprop" || part == "adamw" || part.rfind("lr", 0) == 0 ||
+        (!part.empty() && (part[0] == 'e' || part[0] == 'n'))) {
+      training_part = part;
+    }
     auto number = [&](size_t prefix) {
       const std::string digits = part.substr(prefix);
       try {
@@ -224,10 +315,22 @@ ProxyRecipe ProxyRecipe::WithKey(const std::string& key) const {
     } else {
       throw InputError("recipe '" + key + "': unknown part '" + part +
                        "' (r<px>, w<width>, rd<n>, e<epochs>, n<images>, b<batch>, "
-                       "sgd|rmsprop|adamw, lr<rate>, data-<dataset>)");
+                       "sgd|rmsprop|adamw, lr<rate>, data-<dataset>, zc-<label>)");
     }
   }
-  return r;
+  if (label_part.empty()) {
+    r.label.clear();
+    if (r.epochs < 1) {
+      throw InputError("recipe '" + key + "': a trained recipe needs epochs (e<n>, n >= 1)");
+    }
+    return r;
+  }
+  if (!training_part.empty()) {
+    throw InputError("recipe '" + key + "': '" + training_part +
+                     "' is a training setting; a zero-cost label (" + label_part +
+                     ") trains nothing (its parts: r, w, rd, b, data-)");
+  }
+  return r.WithZeroCostLabel(label_part);
 }
 
 std::string AccuracyRow::JobKey() const {
@@ -237,6 +340,7 @@ std::string AccuracyRow::JobKey() const {
 const std::vector<std::string>& AccuracyColumns() { return kColumns; }
 const std::vector<std::string>& LegacyAccuracyColumns() { return kLegacyColumns; }
 const std::vector<std::string>& CurvelessAccuracyColumns() { return kCurvelessColumns; }
+const std::vector<std::string>& LabellessAccuracyColumns() { return kLabellessColumns; }
 
 std::string AccuracyHeader() { return Join(kColumns, ",") + "\n"; }
 
@@ -277,7 +381,8 @@ std::string FormatAccuracyRow(const AccuracyRow& r, const std::vector<std::strin
       {"train_time_s", FormatOptional(r.train_time_s)},
       {"blocks", r.blocks},
       {"source", r.source},
-      {"val_curve", FormatCurve(r.val_curve)}};
+      {"val_curve", FormatCurve(r.val_curve)},
+      {"label", r.recipe.label}};
   std::vector<std::string> fields;
   for (const std::string& c : columns) {
     const std::string& f = by_name.at(c);
@@ -412,7 +517,7 @@ AccuracyRow ParseFullRow(const std::vector<std::string>& f,
   r.recipe.width = ParseDouble(get("proxy_width"), where, "proxy_width", 0.01, 16.0);
   r.recipe.removed_downsamples =
       static_cast<int>(ParseInt(get("removed_downsamples"), where, "removed_downsamples", 0, 8));
-  r.recipe.epochs = static_cast<int>(ParseInt(get("epochs"), where, "epochs", 1, 100000));
+  r.recipe.epochs = static_cast<int>(ParseInt(get("epochs"), where, "epochs", 0, 100000));
   r.recipe.train_images = ParseInt(get("train_images"), where, "train_images", 1, 1LL << 40);
   r.recipe.batch = static_cast<int>(ParseInt(get("batch"), where, "batch", 1, 1 << 20));
   r.recipe.optimizer = get("optimizer");
@@ -440,6 +545,27 @@ AccuracyRow ParseFullRow(const std::vector<std::string>& f,
   r.source = get_or("source", kSourceTrained);
   if (r.source.empty()) throw InputError(where + ": column 'source': empty");
   r.val_curve = ParseCurve(get_or("val_curve", ""), where);
+  const std::string label = get_or("label", "");
+  if (label.empty()) {
+    if (r.recipe.epochs < 1) {
+      throw InputError(where + ": column 'epochs': 0 without a zero-cost label (column 'label')");
+    }
+  } else {
+    ProxyRecipe labelled;
+    try {
+      labelled = r.recipe.WithZeroCostLabel(label);
+    } catch (const InputError& e) {
+      throw InputError(where + ": column 'label': " + e.what());
+    }
+    if (r.recipe.epochs != 0 || r.recipe.train_images != r.recipe.batch ||
+        r.recipe.optimizer != "sgd" || r.recipe.learning_rate != 0.0 || !r.val_curve.empty()) {
+      throw InputError(where +
+                       ": column 'label': a zero-cost label's row has epochs 0, "
+                       "train_images equal to batch, optimizer sgd, learning_rate 0 and no "
+                       "val_curve");
+    }
+    r.recipe = labelled;
+  }
   return r;
 }
 
@@ -479,7 +605,7 @@ AccuracyData ParseAccuracyData(const std::string& text, const std::string& path,
     if (!col.count(c)) {
       throw InputError(path + ":1: missing column '" + c +
                        "' (accuracy data needs: " + Join(kColumns, ", ") +
-                       " (dataset, source and val_curve optional); or the plain form: "
+                       " (dataset, source, val_curve and label optional); or the plain form: "
                        "encoding,accuracy)");
     }
   }
@@ -521,6 +647,8 @@ AccuracyAppender::AccuracyAppender(const std::string& path)
     columns_ = &kLegacyColumns;  // a file written before `dataset` and `source`: kept in its form
   } else if (log_.lines().front() == Join(kCurvelessColumns, ",")) {
     columns_ = &kCurvelessColumns;  // written before `val_curve`: kept in its form (no curves)
+  } else if (log_.lines().front() == Join(kLabellessColumns, ",")) {
+    columns_ = &kLabellessColumns;  // written before `label`: kept in its form (trained rows)
   } else if (log_.lines().front() + "\n" != header) {
     throw InputError(path +
                      ":1: not an accuracy-data file of this dcnas (header differs); "
@@ -534,6 +662,10 @@ void AccuracyAppender::Append(const AccuracyRow& row) {
     throw InputError(path_ + ": a file without the dataset and source columns takes only trained " +
                      kDefaultDataset + " rows (this one: " + row.recipe.Key() + ", " + row.source +
                      ")");
+  }
+  if (columns_ != &kColumns && row.recipe.zero_cost()) {
+    throw InputError(path_ + ": a file without the label column takes only trained rows (this " +
+                     "one: " + row.recipe.Key() + "); write zero-cost labels to a new file");
   }
   const std::string line = FormatAccuracyRow(row, *columns_);
   log_.Append(line.substr(0, line.size() - 1));

@@ -44,18 +44,48 @@ struct ProxyRecipe {
   double learning_rate = 0.0;  // 0: the optimizer's default (or not recorded)
   // The training data (a row of Datasets()); "" only in Unrecorded().
   std::string dataset = kDefaultDataset;
+  // How the label is obtained: "" for the accuracy of a training; otherwise a zero-cost label
+  // (ScoreLabel's text, "zc-naswot-a0.008-b7.6"): the untrained proxy network's score on one
+  // batch of `batch` images, mapped to percent by a calibration against a benchmark's real labels
+  // (`accuracy-data calibrate-score`). Such a recipe has epochs 0, train_images = batch,
+  // optimizer sgd and learning rate 0 (WithZeroCostLabel).
+  std::string label;
   bool operator==(const ProxyRecipe&) const = default;
   // "r32_w0.25_rd1_e3_n10000_b128_sgd_lr0", with "_data-cifar10" when the dataset is not the
-  // default (so every Fashion-MNIST key reads as before); "unrecorded" for Unrecorded().
+  // default (so every Fashion-MNIST key reads as before); "unrecorded" for Unrecorded(). A
+  // zero-cost label's recipe: "r16_w0.25_rd1_b64_zc-naswot-a0.0963-b25.7" (no training parts).
   std::string Key() const;
-  // Reads the parts of a Key ("r16_e2_n5000", "data-cifar10": any of them, in any order) over
-  // this recipe; throws InputError naming a part that is not one.
+  // Reads the parts of a Key ("r16_e2_n5000", "data-cifar10", "zc-...": any of them, in any
+  // order) over this recipe; throws InputError naming a part that is not one, or training parts
+  // (e, n, optimizer, lr) beside a zero-cost label.
   ProxyRecipe WithKey(const std::string& key) const;
+  // This recipe with zero-cost label `label` (checked with ParseScoreLabel): epochs 0,
+  // train_images = batch, optimizer sgd, learning rate 0.
+  ProxyRecipe WithZeroCostLabel(const std::string& label) const;
+  bool zero_cost() const { return !label.empty(); }
   // The recipe of rows that recorded none (the plain `encoding,accuracy` form): a recipe of its
   // own, so such rows never mix with rows of a known recipe.
   static ProxyRecipe Unrecorded();
   bool recorded() const { return !dataset.empty(); }
 };
+
+// A zero-cost label: label = 100 - exp(offset - scale * f(score)) percent (the error rate falls
+// exponentially as the score rises; the label never passes 100), where f is log10 for synflow (a
+// product over layers, 1e20 .. 1e40) and the identity for the others.
+struct ScoreLabel {
+  std::string score;  // naswot, synflow, grad_norm or snip
+  double scale = 0.0;
+  double offset = 0.0;
+  // "zc-<score>-a<scale>-b<offset>" (grad_norm written gradnorm: a key's parts hold no '_'),
+  // numbers with 6 significant digits, so a text read back prints the same.
+  std::string Text() const;
+  double Apply(double raw_score) const;
+};
+// The calibration rounded as Text() writes it (what a label made from a fit carries).
+ScoreLabel RoundedScoreLabel(const std::string& score, double scale, double offset);
+// Reads ScoreLabel::Text(); InputError naming `text` for another form, an unknown score, a
+// non-finite or zero scale.
+ScoreLabel ParseScoreLabel(const std::string& text);
 
 // The space's proxy settings with the recipe's resolution, width and removed downsamples (what a
 // proxy training of the space under `recipe` builds); for a dataset other than the default, its
@@ -97,11 +127,12 @@ struct AccuracyRow {
 };
 
 // The columns this dcnas writes; those of files written before `dataset` and `source` (read as
-// fashion-mnist and trained); and those of files written before `val_curve`. The appender keeps
-// appending to an older file in its own form.
+// fashion-mnist and trained); those of files written before `val_curve`; and those written
+// before `label` (trained rows). The appender keeps appending to an older file in its own form.
 const std::vector<std::string>& AccuracyColumns();
 const std::vector<std::string>& LegacyAccuracyColumns();
 const std::vector<std::string>& CurvelessAccuracyColumns();
+const std::vector<std::string>& LabellessAccuracyColumns();
 
 // One CSV line (with '\n') for a row in `columns` (AccuracyColumns() or LegacyAccuracyColumns());
 // throws InternalError if a field would need quoting, or a row the legacy form cannot hold.

@@ -16,6 +16,7 @@
 #include "models/counts.h"
 #include "models/torch/dataset.h"
 #include "models/torch/train.h"
+#include "models/torch/zero_cost.h"
 
 namespace dcnas::proxy {
 namespace {
@@ -41,6 +42,11 @@ T Pick(const std::vector<T>& values, std::mt19937_64& rng) {
   return values[rng() % values.size()];
 }
 
+// The activation-memory limit of a zero-cost label's run (the estimate of ZeroCostMemoryBytes, a
+// rough upper bound): 16 GiB, above the 4 GiB default of `accuracy-data zero-cost`, so that
+// every zoo model scores at the 16 px proxy (EfficientNet-B7's 44 px proxy estimates 4.6 GiB).
+constexpr int64_t kLabelZeroCostMemoryBytes = int64_t{16} << 30;
+
 // What a worker sends back over its pipe: one JSON object.
 std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t seed,
                            const ProxyRecipe& recipe, const std::string& data_dir,
@@ -51,6 +57,29 @@ std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t
   ApplyMallocPolicy(MallocPolicy::kKeep);
   try {
     const models::Graph graph = build();
+    if (recipe.zero_cost()) {
+      // A zero-cost label: the untrained network's score on one batch, calibrated to percent.
+      const ScoreLabel label = ParseScoreLabel(recipe.label);
+      lt::ZeroCostOptions z;
+      z.batch = recipe.batch;
+      z.seed = seed;
+      z.threads = 1;
+      z.max_memory_bytes = kLabelZeroCostMemoryBytes;
+      const lt::ZeroCostScores s = lt::ComputeZeroCost(graph, z, data);
+      const std::map<std::string, double> raw = {{"naswot", s.naswot},
+                                                 {"synflow", s.synflow},
+                                                 {"grad_norm", s.grad_norm},
+                                                 {"snip", s.snip}};
+      const double value = label.Apply(raw.at(label.score));
+      nlohmann::json j = nlohmann::json::object();
+      AddTrainedFields({.val_accuracy = value,
+                        .test_accuracy = value,
+                        .proxy_params = models::CountGraph(graph).params,
+                        .train_time_s = s.time_s,
+                        .val_curve = {}},
+                       j);
+      return j.dump();
+    }
     lt::TrainOptions t;
     t.data_dir = data_dir;
     t.epochs = recipe.epochs;
@@ -183,8 +212,17 @@ void ValidateRecipe(const ProxyRecipe& recipe, int jobs) {
                      " only (other datasets' accuracies come from benchmarks: accuracy-data "
                      "import)");
   }
-  if (recipe.epochs < 1 || recipe.epochs > 1000) throw InputError("--epochs must be in [1, 1000]");
   if (recipe.batch < 1 || recipe.batch > 4096) throw InputError("--batch must be in [1, 4096]");
+  if (recipe.zero_cost()) {
+    // What WithZeroCostLabel makes: nothing of a training is set.
+    const ProxyRecipe canonical = recipe.WithZeroCostLabel(recipe.label);
+    if (canonical != recipe) {
+      throw InputError("recipe " + recipe.Key() +
+                       ": a zero-cost label trains nothing (epochs 0, images = batch)");
+    }
+  } else if (recipe.epochs < 1 || recipe.epochs > 1000) {
+    throw InputError("--epochs must be in [1, 1000]");
+  }
   if (!(recipe.learning_rate >= 0.0) || recipe.learning_rate > 10.0) {
     throw InputError("--lr must be in [0, 10] (0: the optimizer's default)");
   }
@@ -198,6 +236,7 @@ void ValidateRecipe(const ProxyRecipe& recipe, int jobs) {
     throw InputError("--removed-downsamples must be in [0, 6]");
   }
   lt::ParseOptimizer(recipe.optimizer);  // an unknown optimizer fails here, not in every worker
+  if (recipe.zero_cost()) return;
   if (recipe.train_images < 1000 || recipe.train_images > 55000) {
     throw InputError(
         "--train-images must be in [1000, 55000] (55,000 training images after the "
@@ -286,7 +325,17 @@ GenerateSummary Generate(const space::Space& space, const GenerateOptions& o,
       throw InputError(o.out + ": exists (use --resume to continue it, or another --out)");
     }
     const AccuracyData existing = ReadAccuracyData(o.out, &space, /*allow_torn_tail=*/true);
-    for (const auto& r : existing.rows) done.insert(r.JobKey());
+    for (size_t i = 0; i < existing.rows.size(); ++i) {
+      const AccuracyRow& r = existing.rows[i];
+      if (r.recipe != o.recipe) {
+        // Labels of different recipes are not comparable: one file holds one recipe.
+        throw InputError(
+            o.out + ":" + std::to_string(i + 2) + ": recipe " + r.recipe.Key() + ", this run's " +
+            o.recipe.Key() +
+            " (one recipe per file: continue it with its own options, or another --out)");
+      }
+      done.insert(r.JobKey());
+    }
   }
   AccuracyAppender appender(o.out);  // checks the header and cuts a torn last row
   std::vector<size_t> pending;

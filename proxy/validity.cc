@@ -128,7 +128,9 @@ ValidityReport ComputeValidity(const AccuracyData& reference,
         } else {
           sum += TargetAccuracy(row, o.target);
         }
-        cost += (std::isnan(row.train_time_s) ? 0.0 : row.train_time_s) * epoch / epochs;
+        // A zero-cost label (epochs 0) costs its one scoring.
+        const double time = std::isnan(row.train_time_s) ? 0.0 : row.train_time_s;
+        cost += epochs > 0 ? time * epoch / epochs : time;
       }
       return sum / k;
     };
@@ -261,6 +263,10 @@ std::string ValidityReport::ToText() const {
     std::string label;
     if (r.seeds == 0) {
       label = "free (full-size " + r.recipe + ")";
+    } else if (r.of_epochs == 0) {
+      label = "zero-cost label, " +
+              std::string(r.seeds == 1 ? "1 initialisation"
+                                       : "mean of " + std::to_string(r.seeds) + " initialisations");
     } else {
       label = "val" + std::string(r.epochs < r.of_epochs ? " after epoch " : ", epochs ") +
               std::to_string(r.epochs) + "/" + std::to_string(r.of_epochs) + ", " +

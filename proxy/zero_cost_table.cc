@@ -56,6 +56,14 @@ std::map<std::string, ZeroCostEntry> ReadZeroCostTable(const std::string& path,
     }
     entry.time_s =
         col.count("time_s") ? Number(f[col.at("time_s")], where, "time_s") : std::nan("");
+    if (col.count("recipe")) entry.recipe = f[col.at("recipe")];
+    if (col.count("batch")) {
+      const double batch = Number(f[col.at("batch")], where, "batch");
+      if (batch < 1 || batch > 4096 || batch != std::floor(batch)) {
+        throw InputError(where + ": column 'batch': not a whole number in [1, 4096]");
+      }
+      entry.batch = static_cast<int>(batch);
+    }
     if (!table.emplace(encoding, entry).second) {
       throw InputError(where + ": network " + encoding + " scored twice");
     }

@@ -17,6 +17,10 @@ inline constexpr std::array<const char*, 4> kZeroCostScores = {"synflow", "naswo
 struct ZeroCostEntry {
   std::array<double, 4> scores{};
   double time_s = 0.0;  // NaN where the table has no time_s column
+  // The settings the scores were computed with (columns recipe, e.g. "r16_w0.25_rd1", and
+  // batch); "" and 0 where the table has no such column.
+  std::string recipe;
+  int batch = 0;
 };
 
 // Columns encoding, synflow, naswot, grad_norm, snip (time_s optional, others ignored); every

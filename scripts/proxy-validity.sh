@@ -30,6 +30,15 @@ run() {  # name, options...
   "$dcnas" accuracy-data generate --space "$space" --stratify-by "$reference" --count "$count" \
     --seed 0 --jobs "$jobs" --out "$out/$name.csv" "${resume[@]}" "$@"
 }
+# The zero-cost label (scripts/zero-cost-label.sh): NASWOT of the untrained 16 px proxy network on
+# one batch of 64 images, calibrated to percent on the benchmark; two initialisations per network.
+calibration=data/accuracy/zero-cost/naswot-calibration.json
+if [ -f "$calibration" ]; then
+  label=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["label"])' \
+    "$calibration")
+  run zc-naswot-r16-w0.25-rd1-b64 --replicates 2 --label "$label" --proxy-resolution 16 \
+    --proxy-width 0.25 --removed-downsamples 1 --batch 64
+fi
 # The shipped proxy's recipe (16 px, width 0.25, one downsample removed, 5,000 images, 2 epochs),
 # twice: its seed-to-seed agreement on this sample.
 run r16-w0.25-rd1-n5000-e2 --replicates 2 --proxy-resolution 16 --proxy-width 0.25 \

@@ -58,15 +58,15 @@ for short in r16 r32; do  # proxy validity: the short proxy against its 4x longe
     | grep -E "shared|against"
 done | tee -a "$out/proxy-study.txt"
 
-if [ -f data/surrogates/dc-accelerator.ubj ] && "$dcnas" --help | grep -q surrogate; then
+if [ -f data/surrogates/dc-accelerator-naswot.ubj ] && "$dcnas" --help | grep -q surrogate; then
   section "Architecture search on tpu-v3 against the shipped surrogate (data/surrogates/, 5,000 evaluations)"
   b0=$("$dcnas" sim --model efficientnet-b0 --accel tpu-v3 --batch 128 --format json |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["latency_ms"])')
   echo "target T = EfficientNet-B0's simulated latency, $b0 ms"
   rm -rf "$out/search-tpu-v3"
   "$dcnas" search --space data/search_spaces/dc-accelerator.yaml --strategy evolution \
-    --accel tpu-v3 --batch 128 --target-ms "$b0" --accuracy surrogate:data/surrogates/dc-accelerator.ubj \
-    --min-surrogate-tau 0.25 --budget 5000 --seed 0 --out "$out/search-tpu-v3" | tee "$out/search-tpu-v3.txt"
+    --accel tpu-v3 --batch 128 --target-ms "$b0" --accuracy surrogate:data/surrogates/dc-accelerator-naswot.ubj \
+    --budget 5000 --seed 0 --out "$out/search-tpu-v3" | tee "$out/search-tpu-v3.txt"
   sed -n '/ops per stage/,/^$/p' "$out/search-tpu-v3/best.txt"
 fi
 

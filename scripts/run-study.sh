@@ -5,11 +5,12 @@
 # report, out/study/index.md (+ SVG charts), with the paper's claims beside what dcnas found.
 #
 # usage: scripts/run-study.sh [--quick]
-#   full:    runs scripts/search-study.sh (hours; SKIP_SEARCH=1 keeps the shipped data/search-study),
-#            then the scalings, training on the Fashion-MNIST proxy every network that
+#   full:    runs scripts/search-study.sh (SKIP_SEARCH=1 keeps the shipped data/search-study),
+#            then the scalings, labelling with the recipe every network that
 #            data/study/trained.jsonl lacks and appending it there (a killed run resumes).
 #   --quick: the shipped searches and trained accuracies (data/search-study, data/study), nothing
 #            trained (dcnas scale --no-train), a few minutes; the main job runs this.
+#   Environment: DCNAS, OUT (default out/study), JOBS, RECIPE (the proxy recipe key), SKIP_SEARCH.
 set -euo pipefail
 # shellcheck source=args.sh
 source "$(dirname "$0")/args.sh"
@@ -52,10 +53,13 @@ scale() {  # NAME SETUP ARGS...: one `dcnas scale` into $out/NAME
 }
 
 space=data/search_spaces/dc-accelerator.yaml
-# The proxy: 16 px, 5,000 images, 6 epochs (234 SGD steps). The accuracy data's 2 epochs (78 steps)
-# leave deeper networks unconverged (EfficientNet-B1 trains to 40% where B0 reaches 71%), which
-# would bias any scaling against depth.
-recipe=r16_n5000_e6
+# The proxy label: the shipped one, NASWOT of the untrained 16 px proxy network calibrated on
+# NAS-Bench-Macro (docs/proxy-validity.md; its recipe key in
+# data/accuracy/zero-cost/naswot-calibration.json). RECIPE overrides it, e.g. r16_n5000_e6 for the
+# Fashion-MNIST training the study used before (16 px, 5,000 images, 6 epochs), whose results are
+# in data/study/trained.jsonl too.
+recipe="${RECIPE:-$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["recipe"])' \
+  data/accuracy/zero-cost/naswot-calibration.json)}"
 phi1_grid="d=1.0:2.0:0.25,w=1.0:1.3:0.1,r=1.0:1.4:0.05"
 # Re-scaling the published base (the released x-tpu / x-gpu tuples are the paper's answer).
 # Members and references up to B2 trained (the searched bases' up to B1).

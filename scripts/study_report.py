@@ -9,10 +9,12 @@ are the paper's answer the found coefficients are set against.
 
 usage: study_report.py STUDY_DIR    (Python 3 standard library only)
 """
+import csv
 import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 
 # (width, depth, resolution) of members b1..b7 as released (efficientnet_x_builder.py).
@@ -56,7 +58,8 @@ def read_grid(path):
         out = []
         for line in f:
             cells = line.strip().split(",")
-            out.append({k: (float(v) if v else None) for k, v in zip(head, cells)})
+            out.append({k: (v if k == "proxy_network" else float(v) if v else None)
+                        for k, v in zip(head, cells)})
     return out
 
 
@@ -78,8 +81,94 @@ def equal_acc(c):
     return ", ".join(parts) if parts else "not bracketed"
 
 
+def structure(blocks):
+    """(depth, stages with SE) of a network's block strings."""
+    depth = sum(int(b.split("_")[0][1:]) for b in blocks)
+    return depth, tuple(i for i, b in enumerate(blocks) if "_se" in b)
+
+
+def decode_blocks(dcnas, space, encoding):
+    """The block strings of an encoding (`dcnas space decode`); None when dcnas is not there."""
+    try:
+        out = subprocess.run([dcnas, "space", "decode", space, encoding, "--format", "json"],
+                             capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return json.loads(out)[0]["blocks"]
+
+
+def constraint_rows(run, summary, dcnas, space):
+    """Per reference of a search: does 'at least as accurate' bind on the front, and the fastest
+    front network with the reference's structure (depth, stages with SE) that meets it."""
+    with open(os.path.join(run, "pareto.csv")) as f:
+        front = list(csv.DictReader(f))
+    if not front:
+        return []
+    fastest = min(front, key=lambda p: float(p["latency_ms"]))
+    rows = []
+    for ref in summary.get("references", []):
+        if ref.get("accuracy") is None or not ref.get("latency_ms"):
+            continue
+        binds = float(fastest["accuracy"]) < ref["accuracy"]
+        blocks = decode_blocks(dcnas, space, ref["encoding"]) if ref.get("encoding") else None
+        same = "-"
+        if blocks:
+            want = structure(blocks)
+            ok = [p for p in front if structure(p["blocks"].split(" ")) == want and
+                  float(p["accuracy"]) >= ref["accuracy"]]
+            if ok:
+                q = min(ok, key=lambda p: float(p["latency_ms"]))
+                same = (f"{float(q['latency_ms']):.3f} ms "
+                        f"({ref['latency_ms'] / float(q['latency_ms']):.2f}x)")
+            else:
+                same = f"none on the front (depth {want[0]}, SE in {len(want[1])} stages)"
+        unc = ref.get("fastest_at_least_as_accurate") or {}
+        rows.append((ref["model"], ref["accuracy"], float(fastest["accuracy"]),
+                     float(fastest["latency_ms"]), binds,
+                     f"{unc['latency_ms']:.3f} ms ({unc['speedup']:.2f}x)" if unc else "-", same))
+    return rows
+
+
 def fmt(v, digits=3):
     return "-" if v is None else f"{v:.{digits}f}"
+
+
+FAMILIES = ("x-b0-tpu-v3", "x-b0-v100", "searched-tpu-v3", "searched-v100")
+
+
+def label_words(recipes):
+    """What a recipe key's label is, in words."""
+    if any("_zc-" in r for r in recipes):
+        return ("a zero-cost label: NASWOT of the untrained proxy network on one batch, calibrated "
+                "to percent against NAS-Bench-Macro's CIFAR-10 labels")
+    return "Fashion-MNIST validation accuracy after a short training"
+
+
+def acc_px(member):
+    """'75.12 (16 px)' for a trained member or grid point of family.json, '-' otherwise."""
+    t = member.get("trained") or {}
+    if t.get("val_accuracy") is None:
+        return "-"
+    px = member.get("proxy_resolution") or 0
+    return f"{t['val_accuracy']:.2f} ({px} px)" if px else f"{t['val_accuracy']:.2f}"
+
+
+def duplicates(members):
+    """Groups of member names whose proxy networks coincide."""
+    by = {}
+    for m in members:
+        if m.get("proxy_network"):
+            by.setdefault(m["proxy_network"], []).append(f"b{m['phi']}")
+    return [g for g in by.values() if len(g) > 1]
+
+
+def resolution_steps(grid):
+    """Grid resolution coefficients that share one proxy input size: [(px, [coefs])]."""
+    by = {}
+    for p in grid:
+        if p.get("proxy_resolution"):
+            by.setdefault(int(p["proxy_resolution"]), set()).add(p["resolution_coef"])
+    return sorted((px, sorted(c)) for px, c in by.items())
 
 
 def main():
@@ -96,14 +185,18 @@ def main():
         return 2
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     lines = ["# dcnas study: search, latency-aware compound scaling, and the paper side by side", ""]
+    recipes = sorted({load(os.path.join(study, n, "lacs", "family.json"))["accuracy"].get("recipe", "?")
+                      for n in FAMILIES if os.path.exists(os.path.join(study, n, "lacs", "family.json"))})
     lines += [
-        "Generated by `scripts/run-study.sh` (`--quick`: from the shipped searches and trained "
-        "accuracies). Latency: the simulator (tpu-v3: xla-tpu, bf16, calibrated profile; v100: "
-        "tensorrt, fp16, default efficiencies), ms per batch of 128. Accuracy: the Fashion-MNIST "
-        "proxy, validation accuracy in percent, trained for real (16 px, width 0.25, 5,000 "
-        "images, 6 epochs, one seed); the searches used the XGBoost surrogate of that proxy. "
-        "None of these accuracies is ImageNet's: they rank networks, with the proxy's noise "
-        "(seed-to-seed Kendall tau about 0.35-0.4, proxy/README.md).", ""]
+        "Generated by `scripts/run-study.sh` (`--quick`: from the shipped searches and labelled "
+        "networks). Latency: the simulator (tpu-v3: xla-tpu, bf16, calibrated profile; v100: "
+        "tensorrt, fp16, default efficiencies), ms per batch of 128. Accuracy: the proxy label "
+        f"of recipe {', '.join(recipes) or '-'} ({label_words(recipes)}), one seed per network; "
+        "the searches used the XGBoost surrogate of the shipped accuracy data. None of these "
+        "accuracies is ImageNet's: they rank networks. How far the proxy ranks as real labels do: "
+        "docs/proxy-validity.md. Every trained accuracy below carries its proxy network's input "
+        "size in px; points whose proxy networks coincide are flagged (their accuracies are equal "
+        "by construction).", ""]
 
     # 1. The searches.
     lines += ["## 1. Architecture search (data/search-study)", ""]
@@ -136,6 +229,21 @@ def main():
                   " | ".join(r[0] for r in rows) + " |", "|---" * (len(rows) + 1) + "|"]
         for i in range(len(rows[0][1]["stage_ops"])):
             lines.append(f"| {i + 1} | " + " | ".join(r[1]["stage_ops"][i] for r in rows) + " |")
+        dcnas = os.environ.get("DCNAS", os.path.join(root, "build", "cli", "dcnas"))
+        space = os.path.join(root, "data", "search_spaces", "dc-accelerator.yaml")
+        lines += ["", "Equal-accuracy comparisons: whether 'at least as accurate as the reference' "
+                  "binds on the front (it binds when the front's fastest network is less accurate "
+                  "than the reference), the fastest front network that meets it, and the fastest "
+                  "one that also keeps the reference's structure (its depth and the stages with "
+                  "SE):", "", "| setup | reference | reference % | front's fastest: % / ms | "
+                  "binds | fastest >= reference | same structure, >= reference |",
+                  "|---|---|---|---|---|---|---|"]
+        for setup, best, b0, xb0 in rows:
+            run = os.path.join(search_dir, f"{setup}-dc-accelerator-s0")
+            for model, acc, facc, fms, binds, unc, same in constraint_rows(
+                    run, load(os.path.join(run, "summary.json")), dcnas, space):
+                lines.append(f"| {setup} | {model} | {acc:.2f} | {facc:.2f} / {fms:.3f} | "
+                             f"{'yes' if binds else 'no'} | {unc} | {same} |")
         lines += ["", "Speedups of the best-reward architecture at its own (surrogate) accuracy, "
                   "which is above both references'; data/search-study/README.md has the "
                   "matched-accuracy figures, the mnasnet-space ablation and the finalists trained "
@@ -145,7 +253,7 @@ def main():
     lines += ["## 2. Families: LACS against accuracy-only compound scaling", ""]
     found = {}
     comparisons = {}
-    for name in ("x-b0-tpu-v3", "x-b0-v100", "searched-tpu-v3", "searched-v100"):
+    for name in FAMILIES:
         d = os.path.join(study, name)
         if not os.path.exists(os.path.join(d, "comparison.json")):
             lines += [f"- {name}: not run", ""]
@@ -168,21 +276,37 @@ def main():
                          f"{ps['resolution']:.3f} | {order(ps)} | {trained} of {len(g)} | "
                          f"{fmt((fam['best']['trained'] or {}).get('val_accuracy'), 2)} |")
         lines += ["", "| phi | lacs (d, w, r) | flops (d, w, r) | lacs ms | flops ms | flops / lacs | "
-                  "lacs activations x | flops activations x | lacs val % | flops val % |",
+                  "lacs activations x | flops activations x | lacs val % (proxy px) | "
+                  "flops val % (proxy px) |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
         a0 = lacs["members"][0]["measured"]["activations"]
         f0 = flops["members"][0]["measured"]["activations"]
         for a, f in zip(lacs["members"], flops["members"]):
             ta, tf = a["tuple"], f["tuple"]
-            acc_a = (a["trained"] or {}).get("val_accuracy")
-            acc_f = (f["trained"] or {}).get("val_accuracy")
             lines.append(
                 f"| {a['phi']} | {ta['depth']:.2f}, {ta['width']:.2f}, {ta['resolution']} | "
                 f"{tf['depth']:.2f}, {tf['width']:.2f}, {tf['resolution']} | "
                 f"{a['measured']['latency_ms']:.3f} | {f['measured']['latency_ms']:.3f} | "
                 f"{f['measured']['latency_ms'] / a['measured']['latency_ms']:.3f} | "
                 f"{a['measured']['activations'] / a0:.2f} | {f['measured']['activations'] / f0:.2f} | "
-                f"{fmt(acc_a, 2)} | {fmt(acc_f, 2)} |")
+                f"{acc_px(a)} | {acc_px(f)} |")
+        flags = []
+        for fam in (lacs, flops):
+            for g in duplicates(fam["members"]):
+                flags.append(f"{fam['mode']} members {', '.join(g)} train the same proxy network")
+        for i, same in enumerate(c.get("same_proxy_network", []), start=1):
+            if same:
+                flags.append(f"lacs b{i} trains the same proxy network as flops {', '.join(same)} "
+                             "(equal accuracy by construction: no evidence either way)")
+        for fam in (lacs, flops):
+            steps = resolution_steps(read_grid(os.path.join(d, fam["mode"], "grid.csv")))
+            shared = [f"{', '.join(f'{x:.2f}' for x in cs)} -> {px} px" for px, cs in steps
+                      if len(cs) > 1]
+            if shared:
+                flags.append(f"{fam['mode']} grid: resolution steps the proxy cannot tell apart "
+                             f"(trained points): {'; '.join(shared)}")
+        if flags:
+            lines += [""] + [f"- Flag: {x}" for x in flags]
         lines += ["", f"Geomean latency of the flops family over the lacs family, members 1-7: "
                   f"**{c['geomean_speedup']:.3f}x**. At equal trained accuracy (the flops "
                   f"family's latency interpolated log-linearly at each trained lacs member's "
@@ -217,22 +341,29 @@ def main():
         lines.append(f"- {name}: depth {c['depth']:.2f}, width {c['width']:.2f}, resolution "
                      f"{c['resolution']:.2f} ({order(c)}): {top['flops_ratio']:.2f}x the FLOPs for "
                      f"{top['cost_ratio']:.2f}x the latency")
-    lines += ["", "Trained proxy accuracy along each dimension (every trained grid point of both "
-              "modes, mean per coefficient value; one seed each, so single points carry the proxy's "
-              "noise of several points). The 16 px proxy of 28 px images gains information as "
-              "resolution grows, and a deeper network gets no more SGD steps in 6 epochs, which no "
-              "ImageNet-length training shares:", ""]
+    lines += ["", "Proxy accuracy along each dimension (every trained grid point of both modes, mean per "
+              "coefficient value, one seed each; for resolution, the proxy input sizes the "
+              "coefficient maps to, rounded to 4 px, so neighbouring coefficients may share one):",
+              ""]
     for name, (lacs, flops) in found.items():
         pts = {}
+        pxs = {}
         for mode in ("lacs", "flops"):
             for p in read_grid(os.path.join(study, name, mode, "grid.csv")):
                 if p["val_accuracy"] is not None:
                     pts[(p["depth"], p["width"], p["resolution_coef"])] = p["val_accuracy"]
+                    if p.get("proxy_resolution"):
+                        pxs.setdefault(p["resolution_coef"], set()).add(int(p["proxy_resolution"]))
         for dim, i in (("depth", 0), ("width", 1), ("resolution", 2)):
             by = {}
             for k, v in pts.items():
                 by.setdefault(k[i], []).append(v)
-            cells = [f"{x:.2f}: {sum(v) / len(v):.1f}% (n={len(v)})" for x, v in sorted(by.items())]
+
+            def px(x):
+                return (f", {'/'.join(str(v) for v in sorted(pxs[x]))} px"
+                        if dim == "resolution" and x in pxs else "")
+            cells = [f"{x:.2f}: {sum(v) / len(v):.1f}% (n={len(v)}{px(x)})"
+                     for x, v in sorted(by.items())]
             lines.append(f"- {name}, {dim}: " + "; ".join(cells))
     lines.append("")
 
@@ -277,28 +408,81 @@ def main():
     else:
         lines += ["Not run.", ""]
 
-    # 5. The paper's claims beside dcnas's.
+    # 5. The paper's claims beside dcnas's, each with a verdict.
+    latency_only = "holds on latency alone"
+    on_proxy = "depends on the proxy"
+    untestable = "not testable here"
     lines += ["## 5. The paper's claims and what dcnas found", "",
-              "| claim (EfficientNet-X paper) | dcnas |", "|---|---|"]
+              f"Verdicts: *{latency_only}* (simulated latency and FLOPs only, no accuracy in it), "
+              f"*{on_proxy}* (an accuracy of the proxy label or its surrogate decides it: as "
+              "valid as docs/proxy-validity.md measures the label), *" + untestable + "* (the "
+              "study's data cannot decide it, the reason given).", "",
+              "| claim (EfficientNet-X paper) | dcnas | verdict |", "|---|---|---|"]
     if rows:
         for setup, best, b0, xb0 in rows:
-            if b0.get("latency_ms"):
-                lines.append(f"| X up to 2x faster than EfficientNet at comparable accuracy ({setup}) | "
-                             f"searched model {b0['latency_ms'] / best['latency_ms']:.2f}x faster than "
-                             f"B0 at higher predicted proxy accuracy |")
+            if not b0.get("latency_ms"):
+                continue
+            run = os.path.join(search_dir, f"{setup}-dc-accelerator-s0")
+            cons = {r[0]: r for r in constraint_rows(run, load(os.path.join(run, "summary.json")),
+                                                     os.environ.get("DCNAS", os.path.join(
+                                                         root, "build", "cli", "dcnas")),
+                                                     os.path.join(root, "data", "search_spaces",
+                                                                  "dc-accelerator.yaml"))}
+            c = cons.get("efficientnet-b0")
+            text = (f"best-reward model {b0['latency_ms'] / best['latency_ms']:.2f}x faster than B0 "
+                    f"at {best['accuracy']:.2f}% predicted (B0 {b0['accuracy']:.2f}%)")
+            if c and c[4]:
+                text += (f"; the fastest front network at least as accurate as B0: {c[5]} (the "
+                         "constraint binds)")
+            elif c:
+                text += ("; the equal-accuracy constraint does not bind (the front's fastest "
+                         "network is already more accurate than B0), so the figure is set by the "
+                         "latency target, not by matching accuracy")
+            if c:
+                text += f"; with B0's structure: {c[6]}"
+            lines.append(f"| X up to 2x faster than EfficientNet at comparable accuracy ({setup}) | "
+                         f"{text} | {on_proxy} |")
     for name, (lacs, flops) in found.items():
         ps = lacs["per_step"]
         lines.append(f"| LACS: depth grows faster than width and resolution ({name}) | "
-                     f"{order(ps)} ({ps['depth']:.3f}, {ps['width']:.3f}, {ps['resolution']:.3f}) |")
+                     f"{order(ps)} ({ps['depth']:.3f}, {ps['width']:.3f}, {ps['resolution']:.3f}), "
+                     f"chosen by trained proxy accuracy among the latency-feasible points | "
+                     f"{on_proxy} |")
+        g = read_grid(os.path.join(study, name, "lacs", "grid.csv"))
+        cands = [p for p in g if p["candidate"] == 1.0]
+        if cands:
+            top = max(cands, key=lambda p: p["flops_ratio"])
+            cc = {"depth": top["depth"], "width": top["width"], "resolution": top["resolution_coef"]}
+            lines.append(f"| (the same, if accuracy followed FLOPs) ({name}) | the latency budget "
+                         f"alone buys the most FLOPs at {order(cc)} ({cc['depth']:.2f}, "
+                         f"{cc['width']:.2f}, {cc['resolution']:.2f}) | {latency_only} |")
     for name, c in comparisons.items():
         paper = "1.14x" if "tpu" in name else "1.25x"
+        shared = [f"b{i}" for i, same in enumerate(c.get("same_proxy_network", []), start=1)
+                  if same]
+        verdict = on_proxy
+        text = (f"at equal trained accuracy {equal_acc(c)}; {c['geomean_speedup']:.3f}x geomean "
+                f"over members 1-7 at equal phi")
+        if shared:
+            verdict = (f"{untestable} for {', '.join(shared)} (the same proxy network as the flops "
+                       f"member it is compared with); {on_proxy} for the rest")
         lines.append(f"| LACS family faster than FLOPs scaling at similar accuracy: {paper} ({name}) | "
-                     f"at equal trained accuracy {equal_acc(c)}; {c['geomean_speedup']:.3f}x "
-                     f"geomean over members 1-7 at equal phi (untrained beyond the trained "
-                     f"members) |")
+                     f"{text} | {verdict} |")
     if phi2 is not None:
+        verdict = on_proxy
+        g = read_grid(os.path.join(study, "x-b0-tpu-v3", "lacs", "grid.csv"))
+        shared = [px for px, cs in resolution_steps(g) if len(cs) > 1]
+        if shared:
+            verdict += (f"; the proxy cannot tell some resolution steps apart (they share "
+                        f"{', '.join(str(x) for x in shared)} px), so gamma is only resolved to the "
+                        "proxy's 4 px steps")
         lines.append(f"| Coefficients at phi = 1 within 6% of a direct search at a larger phi | "
-                     f"phi = 2 on tpu-v3: {phi2} |")
+                     f"phi = 2 on tpu-v3: {phi2} | {verdict} |")
+    if found:
+        lines.append("| Per-dimension cost on the chip (2b: latency per FLOP of depth, width and "
+                     "resolution; the ops each chip's search picks per stage) | tables 1 and 2b | "
+                     f"{latency_only} (the ops per stage: chosen by a reward that includes the "
+                     "proxy, their latency ranking by the simulator) |")
     lines.append("")
 
     lines += ["## Files", "",

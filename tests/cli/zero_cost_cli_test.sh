@@ -85,4 +85,37 @@ contains "network named" "$tmp/err" "zero-cost proxies of 'mini-macro:.*exceeds 
 if [ -e "$tmp/mem.csv" ] || [ -e "$tmp/none-zc.csv" ]; then echo "FAIL a refused run wrote its output"
   fails=$((fails + 1)); else echo "ok   refused runs wrote nothing"; fi
 check "missing --data" 2 "$dcnas" accuracy-data zero-cost --space "$tmp/mini.yaml" --out "$tmp/x.csv"
+
+# Zero-cost labels: the calibration refuses too few networks; a label generates rows that say so.
+check "calibrate-score: too few networks" 2 "$dcnas" accuracy-data calibrate-score \
+  --reference "$tmp/acc.csv" --space "$tmp/mini.yaml" --zero-cost "$tmp/zc.csv"
+contains "count and file named" "$tmp/err" "zc.csv: 4 networks shared with .*acc.csv (a calibration needs at least 10)"
+label=zc-naswot-a0.008-b7.6
+gen=(accuracy-data generate --space "$tmp/mini.yaml" --count 2 --proxy-resolution 16
+  --proxy-width 0.25 --removed-downsamples 1 --batch 8 --label "$label")
+check "generate with a zero-cost label" 0 "$dcnas" "${gen[@]}" --out "$tmp/zl.csv"
+contains "labelled rows" "$tmp/zl.csv" ",0,8,8,sgd,0,fashion-mnist,.*,trained,,$label$"
+check "labelled rows read back" 0 "$dcnas" accuracy-data stats "$tmp/zl.csv"
+contains "stats name the runs" "$tmp/out" "runs  *2"
+check "a bad label" 2 "$dcnas" "${gen[@]/$label/zc-naswot-a0-b7}" --out "$tmp/bad-label.csv"
+contains "label named" "$tmp/err" "--label: zero-cost label 'zc-naswot-a0-b7': a scale of 0"
+check "trained rows refused beside labelled ones" 2 "$dcnas" accuracy-data generate \
+  --space "$tmp/mini.yaml" --count 2 --proxy-resolution 16 --epochs 1 --train-images 1000 \
+  --limit-eval 100 --out "$tmp/zl.csv" --resume
+contains "recipes named" "$tmp/err" "zl.csv"
+printf 'model,top1,resolution,source\nregnetx-200mf,68.9,224,a\nmobilenetv2-1.0,72.0,224,b\nmnasnet-b1,73.456,224,c\n' >"$tmp/top1.csv"
+check "zoo with the label" 0 "$dcnas" accuracy-data zoo --published "$tmp/top1.csv" \
+  --out "$tmp/zoo.csv" --label "$label" --batch 8 --json "$tmp/zoo.json"
+contains "zoo tau" "$tmp/out" "Kendall tau against top-1 (3 models"
+check "zoo resumes without scoring" 0 "$dcnas" accuracy-data zoo --published "$tmp/top1.csv" \
+  --out "$tmp/zoo.csv" --label "$label" --batch 8
+if grep -q "zoo models to label" "$tmp/err"; then echo "FAIL zoo rescored"; fails=$((fails + 1))
+else echo "ok   nothing scored again"; fi
+check "zoo: another recipe in the file" 2 "$dcnas" accuracy-data zoo --published "$tmp/top1.csv" \
+  --out "$tmp/zoo.csv" --label zc-naswot-a0.009-b7.6 --batch 8
+contains "line named" "$tmp/err" "zoo.csv:2: recipe .*one file per recipe and seed"
+printf 'model,top1,resolution,source\nresnet-9000,1,224,x\n' >"$tmp/badtop1.csv"
+check "zoo: unknown model" 2 "$dcnas" accuracy-data zoo --published "$tmp/badtop1.csv" \
+  --out "$tmp/zoo2.csv" --label "$label"
+contains "model named" "$tmp/err" "badtop1.csv:2: column 'model': 'resnet-9000' is not a zoo model"
 smoke_finish

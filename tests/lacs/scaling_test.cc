@@ -247,6 +247,18 @@ TEST_CASE("the family comparison: latency ratios and equal-accuracy speedups") {
   REQUIRE(c.equal_accuracy_speedup[0]);
   CHECK(*c.equal_accuracy_speedup[0] == Approx(20.0 * std::pow(2.0, 0.25) / 18.0));
   CHECK_FALSE(c.equal_accuracy_speedup[1]);  // untrained
+  CHECK(c.same_proxy_network == std::vector<std::vector<std::string>>{{}, {}});
+  CHECK(c.text.find("same proxy network") == std::string::npos);
+  // A lacs member whose proxy network is a flops member's: flagged, in the text too.
+  lacs.members[1].proxy_network = "abc";
+  lacs.members[1].proxy_resolution = 16;
+  flops.members[0].proxy_network = "abc";
+  flops.members[1].proxy_network = "abc";
+  const FamilyComparison same = CompareFamilies(lacs, flops);
+  CHECK(same.same_proxy_network[0] == std::vector<std::string>{"b0", "b1"});
+  CHECK(same.same_proxy_network[1].empty());
+  CHECK(same.text.find("lacs b1 trains the same proxy network (16 px) as flops b0, b1") !=
+        std::string::npos);
 }
 
 }  // namespace

@@ -15,9 +15,13 @@
 #include "proxy/accuracy_data.h"
 #include "proxy/label_noise.h"
 #include "proxy/validity.h"
+#include "tests/proxy/test_rows.h"
 
 namespace dcnas::proxy {
 namespace {
+
+using testing::Networks;
+using testing::Row;
 
 namespace fs = std::filesystem;
 
@@ -151,34 +155,6 @@ TEST_CASE("bootstrap intervals of Kendall tau") {
   CHECK(std::isnan(tiny.lo));
 }
 
-AccuracyRow Row(const space::Space& space, const std::string& encoding, int replicate, double acc,
-                const ProxyRecipe& recipe) {
-  AccuracyRow r;
-  r.space = space.name();
-  r.fingerprint = space.fingerprint();
-  r.encoding = encoding;
-  r.recipe = recipe;
-  r.replicate = replicate;
-  r.val_accuracy = r.test_accuracy = acc;
-  r.params = 1000 + static_cast<int64_t>(acc * 10);
-  r.flops = 2000;
-  r.train_time_s = 10.0;
-  r.blocks = "r1_k3_s11_e1_i32_o16";
-  return r;
-}
-
-// The first n canonical networks of the space, by sampling.
-std::vector<std::string> Networks(const space::Space& space, size_t n) {
-  std::mt19937_64 rng(4);
-  std::set<std::string> seen;
-  std::vector<std::string> out;
-  while (out.size() < n) {
-    const std::string e = space.ToText(space.Canonical(space.Sample(rng)));
-    if (seen.insert(e).second) out.push_back(e);
-  }
-  return out;
-}
-
 TEST_CASE("stratified samples span the accuracy range, in a shuffled order") {
   const space::Space space = space::Space::Load(SpacePath());
   const auto nets = Networks(space, 100);
@@ -222,7 +198,7 @@ TEST_CASE("learning curves: written, read back, and checked") {
   fs::remove(path);
   REQUIRE(data.rows.size() == 1);
   CHECK(data.rows[0].val_curve == r.val_curve);
-  CHECK(FormatAccuracyRow(r).find(",61.5;75.25;80\n") != std::string::npos);
+  CHECK(FormatAccuracyRow(r).find(",61.5;75.25;80,\n") != std::string::npos);
   // A file written before the curve column takes rows in its own form.
   const std::string old_header = Join(CurvelessAccuracyColumns(), ",") + "\n";
   const std::string old_row = FormatAccuracyRow(r, CurvelessAccuracyColumns());

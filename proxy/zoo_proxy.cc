@@ -1,0 +1,243 @@
+#include "proxy/zoo_proxy.h"
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/append_log.h"
+#include "common/errors.h"
+#include "common/file_io.h"
+#include "common/table.h"
+#include "common/text.h"
+#include "models/counts.h"
+#include "models/zoo/zoo.h"
+#include "proxy/generate.h"
+#include "space/space.h"
+
+namespace dcnas::proxy {
+namespace {
+
+constexpr const char* kHeader = "model,recipe,seed,proxy_resolution,label,proxy_params,time_s";
+
+double Number(const std::string& text, const std::string& where, const std::string& column) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError(where + ": column '" + column + "': not a finite number: '" + text + "'");
+}
+
+// The proxy resolution of a model evaluated at `resolution` px: the recipe's, scaled by
+// resolution / 224 and rounded as a scaled network of a space is.
+int ZooProxyResolution(int recipe_resolution, int resolution) {
+  space::Scaling s;
+  s.resolution = static_cast<double>(resolution) / 224.0;
+  return space::Space::ProxyResolution(recipe_resolution, s);
+}
+
+}  // namespace
+
+std::vector<PublishedTop1> ReadPublishedTop1(const std::string& path) {
+  const std::vector<std::string> lines = Split(ReadFile(path), '\n');
+  if (lines.empty() || lines[0].empty()) throw InputError(path + ": empty (expected a header)");
+  const std::vector<std::string> header = Split(lines[0], ',');
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  for (const char* c : {"model", "top1", "resolution", "source"}) {
+    if (!col.count(c)) {
+      throw InputError(path + ":1: missing column '" + std::string(c) +
+                       "' (model,top1,resolution,source[,note])");
+    }
+  }
+  std::vector<PublishedTop1> rows;
+  std::set<std::string> seen;
+  for (size_t ln = 1; ln < lines.size(); ++ln) {
+    if (lines[ln].empty() && ln + 1 == lines.size()) break;
+    const std::string where = path + ":" + std::to_string(ln + 1);
+    const std::vector<std::string> f = Split(lines[ln], ',');
+    if (f.size() != header.size()) {
+      throw InputError(where + ": " + std::to_string(f.size()) + " fields, header has " +
+                       std::to_string(header.size()));
+    }
+    PublishedTop1 r;
+    r.model = f[col.at("model")];
+    if (!models::BuiltinModels().Contains(r.model)) {
+      throw InputError(where + ": column 'model': '" + r.model + "' is not a zoo model");
+    }
+    if (!seen.insert(r.model).second) throw InputError(where + ": model '" + r.model + "' twice");
+    r.top1 = Number(f[col.at("top1")], where, "top1");
+    if (!(r.top1 > 0.0 && r.top1 <= 100.0)) {
+      throw InputError(where + ": column 'top1': " + f[col.at("top1")] + " not in (0, 100]");
+    }
+    const double res = Number(f[col.at("resolution")], where, "resolution");
+    if (res < 32 || res > 2048 || res != std::floor(res)) {
+      throw InputError(where + ": column 'resolution': not a whole number in [32, 2048]");
+    }
+    r.resolution = static_cast<int>(res);
+    r.source = f[col.at("source")];
+    rows.push_back(std::move(r));
+  }
+  if (rows.size() < 3) throw InputError(path + ": fewer than 3 models");
+  return rows;
+}
+
+ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress) {
+  ValidateRecipe(o.recipe, o.jobs);
+  const std::vector<PublishedTop1> table = ReadPublishedTop1(o.published);
+  const std::string recipe = o.recipe.Key();
+  const std::string seed = std::to_string(o.seed);
+  AppendLog log = AppendLog::Open(o.out);
+  std::map<std::string, ZooProxyRow> done;
+  for (size_t i = 0; i < log.lines().size(); ++i) {
+    const std::string where = o.out + ":" + std::to_string(i + 1);
+    const std::string& line = log.lines()[i];
+    if (i == 0) {
+      if (line != kHeader) {
+        throw InputError(where + ": not a zoo-proxy results file (header " + kHeader + ")");
+      }
+      continue;
+    }
+    const std::vector<std::string> f = Split(line, ',');
+    if (f.size() != 7) throw InputError(where + ": " + std::to_string(f.size()) + " fields, not 7");
+    if (f[1] != recipe || f[2] != seed) {
+      throw InputError(where + ": recipe " + f[1] + ", seed " + f[2] + "; this run: " + recipe +
+                       ", seed " + seed + " (one file per recipe and seed)");
+    }
+    ZooProxyRow r;
+    r.model = f[0];
+    r.proxy_resolution = static_cast<int>(Number(f[3], where, "proxy_resolution"));
+    r.label = Number(f[4], where, "label");
+    r.proxy_params = static_cast<int64_t>(Number(f[5], where, "proxy_params"));
+    r.time_s = Number(f[6], where, "time_s");
+    if (!done.emplace(r.model, r).second) {
+      throw InputError(where + ": model '" + r.model + "' twice");
+    }
+  }
+  if (log.lines().empty()) log.Append(kHeader);
+
+  const space::ProxySettings proxy = [&] {
+    space::ProxySettings p;
+    p.resolution = o.recipe.resolution;
+    p.width = o.recipe.width;
+    p.removed_downsamples = o.recipe.removed_downsamples;
+    const DatasetInfo& d = FindDataset(o.recipe.dataset);
+    p.in_channels = d.in_channels;
+    p.num_classes = d.num_classes;
+    return p;
+  }();
+  std::vector<ProxyRun> runs;
+  std::vector<const PublishedTop1*> pending;
+  for (const PublishedTop1& t : table) {
+    if (done.count(t.model)) continue;
+    models::BuildOptions b;
+    b.resolution = ZooProxyResolution(proxy.resolution, t.resolution);
+    b.in_channels = proxy.in_channels;
+    b.num_classes = proxy.num_classes;
+    b.proxy_removed_downsamples = proxy.removed_downsamples;
+    b.width_scale = proxy.width;
+    const std::string model = t.model;
+    runs.push_back({model, [model, b] { return models::BuiltinModels().Build(model, b); }, o.seed});
+    pending.push_back(&t);
+  }
+  ZooProxyReport report;
+  report.recipe = recipe;
+  if (!runs.empty()) {
+    progress(std::to_string(runs.size()) + " zoo models to label with " + recipe + " (" +
+             std::to_string(done.size()) + " in " + o.out + ")");
+    TrainProxyRuns(
+        runs, o.recipe, o.jobs, o.data_dir, o.limit_eval, [&](size_t i, const TrainedResult& r) {
+          const PublishedTop1& t = *pending[i];
+          if (!r.error.empty()) {
+            report.failed.push_back(t.model + ": " + r.error);
+            progress(t.model + " failed: " + r.error);
+            return;
+          }
+          ZooProxyRow row;
+          row.model = t.model;
+          row.proxy_resolution = ZooProxyResolution(proxy.resolution, t.resolution);
+          row.label = r.val_accuracy;
+          row.proxy_params = r.proxy_params;
+          row.time_s = r.train_time_s;
+          log.Append(Join({row.model, recipe, seed, std::to_string(row.proxy_resolution),
+                           FormatShortest(row.label), std::to_string(row.proxy_params),
+                           FormatFixed(row.time_s, 3)},
+                          ","));
+          progress(t.model + " (" + std::to_string(row.proxy_resolution) + " px): " +
+                   FormatFixed(row.label, 2) + " in " + FormatFixed(row.time_s, 1) + " s");
+          done.emplace(row.model, row);
+        });
+  }
+  std::vector<double> top1, label, params, flops;
+  for (const PublishedTop1& t : table) {
+    const auto it = done.find(t.model);
+    if (it == done.end()) continue;
+    ZooProxyRow row = it->second;
+    row.top1 = t.top1;
+    row.native_resolution = t.resolution;
+    models::BuildOptions full;
+    full.resolution = t.resolution;
+    const models::OpCounts c = models::CountGraph(models::BuiltinModels().Build(t.model, full));
+    row.params = c.params;
+    row.flops = c.flops;
+    top1.push_back(row.top1);
+    label.push_back(row.label);
+    params.push_back(static_cast<double>(row.params));
+    flops.push_back(static_cast<double>(row.flops));
+    report.rows.push_back(row);
+  }
+  if (report.rows.size() < 3) {
+    throw InputError(o.out + ": " + std::to_string(report.rows.size()) +
+                     " zoo models labelled (a tau needs at least 3)");
+  }
+  report.tau = BootstrapKendallTau(label, top1, o.draws, 0.95, o.seed);
+  report.params_tau = BootstrapKendallTau(params, top1, o.draws, 0.95, o.seed);
+  report.flops_tau = BootstrapKendallTau(flops, top1, o.draws, 0.95, o.seed);
+  return report;
+}
+
+std::string ZooProxyReport::ToText() const {
+  Table t({"model", "top-1 %", "px", "proxy px", "params M", "GFLOPs", "proxy label %", "s"});
+  for (const ZooProxyRow& r : rows) {
+    t.AddRow({r.model, FormatFixed(r.top1, 2), std::to_string(r.native_resolution),
+              std::to_string(r.proxy_resolution), FormatFixed(r.params / 1e6, 2),
+              FormatFixed(r.flops / 1e9, 2), FormatFixed(r.label, 2), FormatFixed(r.time_s, 1)});
+  }
+  auto interval = [](const TauInterval& i) {
+    return FormatFixed(i.tau, 3) + " [" + FormatFixed(i.lo, 3) + ", " + FormatFixed(i.hi, 3) + "]";
+  };
+  std::string s = "zoo on the proxy " + recipe + " against published ImageNet top-1\n" +
+                  t.ToText() + "Kendall tau against top-1 (" + std::to_string(rows.size()) +
+                  " models, 95% bootstrap): proxy label " + interval(tau) + "; full-size params " +
+                  interval(params_tau) + "; FLOPs " + interval(flops_tau) + "\n";
+  for (const std::string& f : failed) s += "failed: " + f + "\n";
+  return s;
+}
+
+nlohmann::json ZooProxyReport::ToJson() const {
+  nlohmann::json models = nlohmann::json::array();
+  for (const ZooProxyRow& r : rows) {
+    models.push_back({{"model", r.model},
+                      {"top1", r.top1},
+                      {"resolution", r.native_resolution},
+                      {"proxy_resolution", r.proxy_resolution},
+                      {"params", r.params},
+                      {"flops", r.flops},
+                      {"label", r.label},
+                      {"proxy_params", r.proxy_params},
+                      {"time_s", r.time_s}});
+  }
+  auto interval = [](const TauInterval& i) {
+    return nlohmann::json{{"tau", i.tau}, {"lo", i.lo}, {"hi", i.hi}};
+  };
+  return {{"recipe", recipe},
+          {"models", models},
+          {"tau", interval(tau)},
+          {"params_tau", interval(params_tau)},
+          {"flops_tau", interval(flops_tau)},
+          {"failed", failed}};
+}
+
+}  // namespace dcnas::proxy

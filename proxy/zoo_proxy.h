@@ -1,0 +1,70 @@
+// The zoo on the proxy against ImageNet: every zoo model with a published top-1
+// (data/accuracy/published-imagenet.csv) built at proxy size (the recipe's width and removed
+// downsamples; the recipe's resolution scaled by the model's own input size over 224 px, rounded
+// as a scaled space network's is) and labelled by the recipe (trained, or a zero-cost label), then
+// Kendall tau between proxy label and published top-1 with a bootstrap interval, beside the free
+// baselines (full-size params and FLOPs). Results are appended to a CSV as each run ends (a rerun
+// continues it). Built only with LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "common/rank_correlation.h"
+#include "proxy/accuracy_data.h"
+
+namespace dcnas::proxy {
+
+// One row of the published table: model, top-1 (percent), its evaluation resolution, source.
+struct PublishedTop1 {
+  std::string model;
+  double top1 = 0.0;
+  int resolution = 0;
+  std::string source;
+};
+// Reads model,top1,resolution,source[,note]; every model must be in the zoo, each once, top-1 in
+// (0, 100]. InputError naming the file, line and column.
+std::vector<PublishedTop1> ReadPublishedTop1(const std::string& path);
+
+struct ZooProxyOptions {
+  std::string published;  // the published table
+  ProxyRecipe recipe;
+  uint64_t seed = 0;  // of every run
+  int jobs = 1;
+  std::string data_dir;
+  int64_t limit_eval = 0;
+  std::string out;  // the results CSV (appended; kept across runs of the same recipe and seed)
+  int draws = 1000;
+};
+
+struct ZooProxyRow {
+  std::string model;
+  double top1 = 0.0;
+  int native_resolution = 0;
+  int proxy_resolution = 0;
+  int64_t params = 0;  // full size, 1000 classes
+  int64_t flops = 0;   // full size, batch 1, native resolution
+  double label = 0.0;  // the recipe's label (validation accuracy, or the zero-cost label)
+  int64_t proxy_params = 0;
+  double time_s = 0.0;
+};
+
+struct ZooProxyReport {
+  std::string recipe;
+  std::vector<ZooProxyRow> rows;    // the published table's order; failed runs left out
+  std::vector<std::string> failed;  // "model: error"
+  TauInterval tau, params_tau, flops_tau;
+  std::string ToText() const;
+  nlohmann::json ToJson() const;
+};
+
+using ZooProgress = std::function<void(const std::string& line)>;
+
+// Runs what `out` lacks, then the report over all of the table's models found in `out`.
+// InputError for a bad table, an `out` of another recipe or seed, or a bad line in it.
+ZooProxyReport RunZooProxy(const ZooProxyOptions& options, const ZooProgress& progress);
+
+}  // namespace dcnas::proxy
