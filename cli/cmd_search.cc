@@ -509,7 +509,16 @@ void PrintReferences(const search::SearchResult& result) {
     const auto& p = result.points[*c.point];
     std::cout << c.model << ": the fastest architecture at least as accurate is "
               << SpeedupText(c.speedup) << " (" << FormatFixed(p.latency_ms, 4) << " ms, "
-              << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
+              << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2) << " pp)"
+              << (c.binds ? ""
+                          : "; the constraint does not bind (the fastest of all is as accurate)");
+    if (c.same_structure_point) {
+      std::cout << "; keeping its structure: " << SpeedupText(c.same_structure_speedup) << " ("
+                << FormatFixed(result.points[*c.same_structure_point].latency_ms, 4) << " ms)";
+    } else {
+      std::cout << "; none evaluated keeps its structure";
+    }
+    std::cout << "\n";
   }
 }
 

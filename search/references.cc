@@ -1,5 +1,7 @@
 #include "search/references.h"
 
+#include <algorithm>
+
 #include "common/errors.h"
 #include "common/table.h"
 #include "models/zoo/zoo.h"
@@ -26,6 +28,7 @@ std::vector<Reference> ScoreReferences(const space::Space& space,
       r.note = "the space " + space.name() + " cannot express its blocks";
     } else {
       r.encoding = space.ToText(match->encoding);
+      r.structure = StructureKey(space, match->encoding);
       r.exact = match->exact;
       r.differences = match->differences;
       try {
@@ -39,24 +42,59 @@ std::vector<Reference> ScoreReferences(const space::Space& space,
   return out;
 }
 
+std::string StructureKey(const space::Space& space, const space::Encoding& encoding) {
+  const space::Decoded d = space.Decode(encoding);
+  int stages = 0;
+  for (const int s : d.block_stages) stages = std::max(stages, s + 1);
+  std::string se(static_cast<size_t>(stages), '0');
+  for (size_t i = 0; i < d.args.size(); ++i) {
+    if (d.args[i].se_ratio && *d.args[i].se_ratio > 0.0) {
+      se[static_cast<size_t>(d.block_stages[i])] = '1';
+    }
+  }
+  return std::to_string(d.layers) + "|" + se;
+}
+
+std::string StructureText(const std::string& key) {
+  const size_t bar = key.find('|');
+  if (bar == std::string::npos) return key;
+  const std::string se = key.substr(bar + 1);
+  return key.substr(0, bar) + " layers, SE in " +
+         std::to_string(std::count(se.begin(), se.end(), '1')) + " of " +
+         std::to_string(se.size()) + " stages";
+}
+
 std::vector<ReferenceComparison> CompareWithReferences(const std::vector<Reference>& references,
                                                        const std::vector<double>& accuracies,
-                                                       const std::vector<double>& latencies) {
-  if (accuracies.size() != latencies.size()) {
-    throw InternalError("CompareWithReferences: accuracies and latencies differ in length");
+                                                       const std::vector<double>& latencies,
+                                                       const std::vector<std::string>& structures) {
+  if (accuracies.size() != latencies.size() ||
+      (!structures.empty() && structures.size() != accuracies.size())) {
+    throw InternalError(
+        "CompareWithReferences: accuracies, latencies, structures differ in length");
   }
   std::vector<ReferenceComparison> out;
   for (const Reference& r : references) {
     if (!r.accuracy || !r.latency_ms) continue;
     ReferenceComparison c;
     c.model = r.model;
+    std::optional<size_t> fastest;
     for (size_t i = 0; i < accuracies.size(); ++i) {
+      if (!fastest || latencies[i] < latencies[*fastest]) fastest = i;
       if (accuracies[i] < *r.accuracy) continue;
       if (!c.point || latencies[i] < latencies[*c.point]) c.point = i;
+      if (!r.structure.empty() && !structures.empty() && structures[i] == r.structure &&
+          (!c.same_structure_point || latencies[i] < latencies[*c.same_structure_point])) {
+        c.same_structure_point = i;
+      }
     }
+    c.binds = fastest && accuracies[*fastest] < *r.accuracy;
     if (c.point) {
       c.speedup = *r.latency_ms / latencies[*c.point];
       c.accuracy_gain = accuracies[*c.point] - *r.accuracy;
+    }
+    if (c.same_structure_point) {
+      c.same_structure_speedup = *r.latency_ms / latencies[*c.same_structure_point];
     }
     out.push_back(c);
   }

@@ -147,8 +147,19 @@ nlohmann::json ReferencesJson(const SearchResult& result, const space::Space& sp
     if (r.latency_ms) j["latency_ms"] = *r.latency_ms;
     if (r.accuracy) j["accuracy"] = *r.accuracy;
     if (!r.note.empty()) j["note"] = r.note;
+    if (!r.structure.empty()) j["structure"] = StructureText(r.structure);
     for (const ReferenceComparison& c : result.comparisons) {
       if (c.model != r.model) continue;
+      j["constraint_binds"] = c.binds;
+      j["fastest_same_structure"] = nullptr;
+      if (c.same_structure_point) {
+        const SearchPoint& q = result.points[*c.same_structure_point];
+        j["fastest_same_structure"] = {{"id", q.id},
+                                       {"encoding", space.ToText(q.encoding)},
+                                       {"accuracy", q.accuracy},
+                                       {"latency_ms", q.latency_ms},
+                                       {"speedup", c.same_structure_speedup}};
+      }
       if (!c.point) {
         j["fastest_at_least_as_accurate"] = nullptr;
         continue;
@@ -691,11 +702,13 @@ void Conclude(const space::Space& space, const SearchOptions& options, AccuracyO
   if (options.accuracy_only) return;
   result.references = ScoreReferences(space, options.references, accuracy, latency);
   std::vector<double> accuracies, latencies;
+  std::vector<std::string> structures;
   for (const SearchPoint& point : result.points) {
     accuracies.push_back(point.accuracy);
     latencies.push_back(point.latency_ms);
+    structures.push_back(StructureKey(space, point.encoding));
   }
-  result.comparisons = CompareWithReferences(result.references, accuracies, latencies);
+  result.comparisons = CompareWithReferences(result.references, accuracies, latencies, structures);
 }
 
 }  // namespace

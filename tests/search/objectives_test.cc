@@ -1,4 +1,5 @@
 #include "search/objectives.h"
+#include "search/references.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -61,6 +62,48 @@ TEST_CASE("the simulator objective describes its setup") {
   sim::SimSetup bad = TpuSetup(true);
   bad.batch = 0;
   CHECK_THROWS_AS(SimLatency(space, bad), InputError);
+}
+
+}  // namespace
+}  // namespace dcnas::search
+
+namespace dcnas::search {
+namespace {
+
+TEST_CASE("reference comparisons: whether the constraint binds, and the same-structure point") {
+  const space::Space space = space::Space::Load(
+      std::string(std::getenv("DCNAS_SOURCE_ROOT") ? std::getenv("DCNAS_SOURCE_ROOT") : ".") +
+      "/data/search_spaces/dc-accelerator.yaml");
+  // EfficientNet-B0's counterpart: 16 layers, SE in every stage.
+  const std::string b0 =
+      "1.0.0.0.1.0_1.0.1.0.0.1.1_1.0.1.1.1.1.1_1.0.1.1.0.1.1_1.0.1.1.1.1.1_1.1.1.1.1.1_1.1.1.0.0.1";
+  const std::string key = StructureKey(space, space.FromText(b0));
+  CHECK(key == "16|1111111");
+  CHECK(StructureText(key) == "16 layers, SE in 7 of 7 stages");
+  Reference r;
+  r.model = "b0";
+  r.latency_ms = 10.0;
+  r.accuracy = 80.0;
+  r.structure = key;
+  // Points: fast but less accurate; accurate, other structure; accurate, the same structure.
+  const std::vector<double> acc = {70.0, 81.0, 82.0};
+  const std::vector<double> lat = {2.0, 4.0, 5.0};
+  const std::vector<std::string> st = {"12|0000000", "12|0000000", key};
+  const auto c = CompareWithReferences({r}, acc, lat, st);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].binds);
+  REQUIRE(c[0].point);
+  CHECK(*c[0].point == 1);
+  CHECK(c[0].speedup == Approx(2.5));
+  REQUIRE(c[0].same_structure_point);
+  CHECK(*c[0].same_structure_point == 2);
+  CHECK(c[0].same_structure_speedup == Approx(2.0));
+  // The fastest point already as accurate: the constraint does not bind.
+  const auto free = CompareWithReferences({r}, {85.0, 81.0}, {2.0, 4.0}, {"a", "b"});
+  CHECK_FALSE(free[0].binds);
+  CHECK_FALSE(free[0].same_structure_point);
+  // Without structures: no same-structure comparison.
+  CHECK_FALSE(CompareWithReferences({r}, acc, lat)[0].same_structure_point);
 }
 
 }  // namespace
