@@ -6,7 +6,10 @@
 #     their mean accuracy -> data/accuracy/zero-cost/naswot-calibration.json;
 #  2. the label of COUNT (default 1,000) dc-accelerator architectures, two initialisations each
 #     -> data/accuracy/dc-accelerator-zc-naswot.csv (resumable: rerun to continue);
-#  3. the surrogate fitted to it -> data/surrogates/dc-accelerator-naswot.ubj (+ report, chart).
+#  3. the surrogate fitted to it -> data/surrogates/dc-accelerator-naswot.ubj (+ report, chart);
+#  4. the zoo labelled with it against published ImageNet top-1 -> data/accuracy/zoo/zc-naswot.*
+#     (the old trained label's zoo run: `dcnas accuracy-data zoo --epochs 2 --train-images 5000
+#     --out data/accuracy/zoo/r16-w0.25-rd1-n5000-e2.csv ...`, about an hour).
 set -euo pipefail
 # shellcheck source=args.sh
 source "$(dirname "$0")/args.sh"
@@ -38,3 +41,6 @@ resume=()
 "$dcnas" accuracy-data stats "$out"
 "$dcnas" surrogate fit --data "$out" --space data/search_spaces/dc-accelerator.yaml \
   --out data/surrogates/dc-accelerator-naswot.ubj --seed 0
+"$dcnas" accuracy-data zoo --published data/accuracy/published-imagenet.csv \
+  --out data/accuracy/zoo/zc-naswot.csv --label "$label" --batch 64 --jobs "$jobs" \
+  --json data/accuracy/zoo/zc-naswot.json
