@@ -204,14 +204,14 @@ ScoreLabel RoundedScoreLabel(const std::string& score, double scale, double offs
 }
 
 ScoreLabel ParseScoreLabel(const std::string& text) {
-  static const std::regex form(R"(zc-([a-z]+)-a([-+0-9.eE]+)-b([-+0-9.eE]+))");
+  static const std::regex kForm(R"(zc-([a-z]+)-a([-+0-9.eE]+)-b([-+0-9.eE]+))");
   std::smatch m;
   auto fail = [&](const std::string& why) {
     return InputError("zero-cost label '" + text + "': " + why +
                       " (form zc-<naswot|synflow|gradnorm|snip>-a<scale>-b<offset>, as "
                       "`accuracy-data calibrate-score` prints it)");
   };
-  if (!std::regex_match(text, m, form)) throw fail("not a zero-cost label");
+  if (!std::regex_match(text, m, kForm)) throw fail("not a zero-cost label");
   const auto score = kLabelScores.find(m[1].str());
   if (score == kLabelScores.end()) throw fail("unknown score '" + m[1].str() + "'");
   auto number = [&](const std::string& digits) {

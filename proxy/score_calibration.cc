@@ -66,7 +66,7 @@ ScoreCalibration CalibrateScore(const AccuracyData& reference, const std::string
   if (index == kZeroCostScores.end()) {
     throw InputError("unknown zero-cost score '" + score + "' (synflow, naswot, grad_norm, snip)");
   }
-  const size_t k = static_cast<size_t>(index - kZeroCostScores.begin());
+  const auto k = static_cast<size_t>(index - kZeroCostScores.begin());
   ScoreCalibration c;
   c.reference_file = reference.file;
   c.reference_recipe = RequireOneRecipe(reference).Key();
@@ -113,7 +113,7 @@ ScoreCalibration CalibrateScore(const AccuracyData& reference, const std::string
     throw InputError(table_file + ": " + std::to_string(c.networks) + " networks shared with " +
                      reference.file + " (a calibration needs at least 10)");
   }
-  const double n = static_cast<double>(x.size());
+  const auto n = static_cast<double>(x.size());
   std::vector<double> log_error(y.size());
   for (size_t i = 0; i < y.size(); ++i) log_error[i] = std::log(100.0 - y[i]);
   double mx = 0.0, my = 0.0, ml = 0.0;
