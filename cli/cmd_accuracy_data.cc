@@ -208,13 +208,7 @@ int Zoo(const Args& args) {
   o.recipe.resolution = recipe.proxy_resolution > 0 ? recipe.proxy_resolution : 16;
   o.recipe.width = recipe.proxy_width > 0 ? recipe.proxy_width : 0.25;
   o.recipe.removed_downsamples = recipe.removed >= 0 ? recipe.removed : 1;
-  if (!recipe.label.empty() && recipe.label != "trained") {
-    try {
-      o.recipe = o.recipe.WithZeroCostLabel(recipe.label);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--label: ") + e.what());
-    }
-  }
+  o.recipe = ApplyLabel(recipe, o.recipe);
   const proxy::ZooProxyReport report =
       proxy::RunZooProxy(o, [](const std::string& line) { std::cerr << line << "\n"; });
   if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");

@@ -36,19 +36,21 @@ void AddTrainerOptions(po::options_description& options, int& jobs, std::string&
                                  "validate and test on at most this many images (smoke tests)");
 }
 
+proxy::ProxyRecipe ApplyLabel(const RecipeArgs& a, const proxy::ProxyRecipe& recipe) {
+  if (a.label.empty() || a.label == "trained") return recipe;
+  try {
+    return recipe.WithZeroCostLabel(a.label);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--label: ") + e.what());
+  }
+}
+
 proxy::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const space::Space& space) {
   proxy::ProxyRecipe r = a.recipe;
   r.resolution = a.proxy_resolution > 0 ? a.proxy_resolution : space.proxy().resolution;
   r.width = a.proxy_width > 0 ? a.proxy_width : space.proxy().width;
   r.removed_downsamples = a.removed >= 0 ? a.removed : space.proxy().removed_downsamples;
-  if (!a.label.empty() && a.label != "trained") {
-    try {
-      r = r.WithZeroCostLabel(a.label);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--label: ") + e.what());
-    }
-  }
-  return r;
+  return ApplyLabel(a, r);
 }
 
 }  // namespace dcnas::cli

@@ -22,6 +22,8 @@ void AddRecipeOptions(po::options_description& options, RecipeArgs& a);
 // --data-dir (default: the installed Fashion-MNIST) and --limit-eval.
 void AddTrainerOptions(po::options_description& options, int& jobs, std::string& data_dir,
                        int64_t& limit_eval);
+// `recipe` with the --label of `a` applied ("" or "trained": unchanged); InputError naming --label.
+proxy::ProxyRecipe ApplyLabel(const RecipeArgs& a, const proxy::ProxyRecipe& recipe);
 // The recipe with the space's proxy settings where the options left them open.
 proxy::ProxyRecipe ResolveRecipe(const RecipeArgs& a, const space::Space& space);
 

@@ -14,7 +14,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 # (width, depth, resolution) of members b1..b7 as released (efficientnet_x_builder.py).
@@ -81,26 +80,10 @@ def equal_acc(c):
     return ", ".join(parts) if parts else "not bracketed"
 
 
-def structure(blocks):
-    """(depth, stages with SE) of a network's block strings."""
-    depth = sum(int(b.split("_")[0][1:]) for b in blocks)
-    return depth, tuple(i for i, b in enumerate(blocks) if "_se" in b)
-
-
-def decode_blocks(dcnas, space, encoding):
-    """The block strings of an encoding (`dcnas space decode`); None when dcnas is not there."""
-    try:
-        out = subprocess.run([dcnas, "space", "decode", space, encoding, "--format", "json"],
-                             capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return json.loads(out)[0]["blocks"]
-
-
-def constraint_rows(run, summary, dcnas, space):
+def constraint_rows(run, summary):
     """Per reference of a search: does 'at least as accurate' bind, and the fastest network with
-    the reference's structure (depth, stages with SE) that meets it: from the summary (every
-    evaluated network) where the search recorded it, else from the front."""
+    the reference's structure (layers, stages with SE) that meets it, from the summary (every
+    evaluated network)."""
     with open(os.path.join(run, "pareto.csv")) as f:
         front = list(csv.DictReader(f))
     if not front:
@@ -111,24 +94,12 @@ def constraint_rows(run, summary, dcnas, space):
         if ref.get("accuracy") is None or not ref.get("latency_ms"):
             continue
         binds = ref.get("constraint_binds", float(fastest["accuracy"]) < ref["accuracy"])
+        same = "-"  # a summary written before searches recorded it
         if "fastest_same_structure" in ref:
             q = ref["fastest_same_structure"]
             same = (f"{q['latency_ms']:.3f} ms ({q['speedup']:.2f}x)" if q else
                     f"none of the {summary.get('evaluations', '?')} evaluated networks "
                     f"({ref.get('structure', '?')})")
-        else:
-            blocks = decode_blocks(dcnas, space, ref["encoding"]) if ref.get("encoding") else None
-            same = "-"
-            if blocks:
-                want = structure(blocks)
-                ok = [p for p in front if structure(p["blocks"].split(" ")) == want and
-                      float(p["accuracy"]) >= ref["accuracy"]]
-                if ok:
-                    q = min(ok, key=lambda p: float(p["latency_ms"]))
-                    same = (f"{float(q['latency_ms']):.3f} ms "
-                            f"({ref['latency_ms'] / float(q['latency_ms']):.2f}x)")
-                else:
-                    same = f"none on the front (depth {want[0]}, SE in {len(want[1])} stages)"
         unc = ref.get("fastest_at_least_as_accurate") or {}
         rows.append((ref["model"], ref["accuracy"], float(fastest["accuracy"]),
                      float(fastest["latency_ms"]), binds,
@@ -236,8 +207,6 @@ def main():
                   " | ".join(r[0] for r in rows) + " |", "|---" * (len(rows) + 1) + "|"]
         for i in range(len(rows[0][1]["stage_ops"])):
             lines.append(f"| {i + 1} | " + " | ".join(r[1]["stage_ops"][i] for r in rows) + " |")
-        dcnas = os.environ.get("DCNAS", os.path.join(root, "build", "cli", "dcnas"))
-        space = os.path.join(root, "data", "search_spaces", "dc-accelerator.yaml")
         lines += ["", "Equal-accuracy comparisons: whether 'at least as accurate as the reference' "
                   "binds (it binds when the fastest network found is less accurate than the "
                   "reference), the fastest network that meets it, and the fastest evaluated one "
@@ -248,7 +217,7 @@ def main():
         for setup, best, b0, xb0 in rows:
             run = os.path.join(search_dir, f"{setup}-dc-accelerator-s0")
             for model, acc, facc, fms, binds, unc, same in constraint_rows(
-                    run, load(os.path.join(run, "summary.json")), dcnas, space):
+                    run, load(os.path.join(run, "summary.json"))):
                 lines.append(f"| {setup} | {model} | {acc:.2f} | {facc:.2f} / {fms:.3f} | "
                              f"{'yes' if binds else 'no'} | {unc} | {same} |")
         lines += ["", "Speedups of the best-reward architecture at its own (surrogate) accuracy, "
@@ -430,11 +399,7 @@ def main():
             if not b0.get("latency_ms"):
                 continue
             run = os.path.join(search_dir, f"{setup}-dc-accelerator-s0")
-            cons = {r[0]: r for r in constraint_rows(run, load(os.path.join(run, "summary.json")),
-                                                     os.environ.get("DCNAS", os.path.join(
-                                                         root, "build", "cli", "dcnas")),
-                                                     os.path.join(root, "data", "search_spaces",
-                                                                  "dc-accelerator.yaml"))}
+            cons = {r[0]: r for r in constraint_rows(run, load(os.path.join(run, "summary.json")))}
             c = cons.get("efficientnet-b0")
             text = (f"best-reward model {b0['latency_ms'] / best['latency_ms']:.2f}x faster than B0 "
                     f"at {best['accuracy']:.2f}% predicted (B0 {b0['accuracy']:.2f}%)")
