@@ -130,6 +130,11 @@ const std::vector<OptionRange>& OptionRanges() {
       {"draws", 1, 1000000},
       {"level", 0.001, 0.999},
       {"max-memory-gib", 1e-9, 1 << 20},
+      {"halving", 0, 16},
+      {"min-epochs", 1, 100000},
+      {"eta", 2, 16},
+      {"train-halving", 0, 16},
+      {"train-min-epochs", 1, 100000},
   };
   return kRanges;
 }

@@ -1,4 +1,5 @@
-// dcnas accuracy-data generate | zero-cost | zoo | import | stats | validity | calibrate-score
+// dcnas accuracy-data generate | zero-cost | zoo | import | stats | validity | halving |
+// calibrate-score
 #include <unistd.h>
 
 #include <cmath>
@@ -21,6 +22,7 @@
 #include "proxy/benchmark_import.h"
 #include "proxy/label_noise.h"
 #include "proxy/score_calibration.h"
+#include "proxy/successive_halving.h"
 #include "proxy/validity.h"
 #include "space/space.h"
 #ifdef DCNAS_WITH_TORCH
@@ -47,6 +49,8 @@ int Zoo(const Args&) {
 struct GenerateArgs {
   std::string space_file;
   std::string stratify_by;
+  int halving = 0;
+  int min_epochs = 1;
   proxy::GenerateOptions g;
   RecipeArgs recipe;
   ExecutorArgs exec;
@@ -67,7 +71,14 @@ void AddGenerateOptions(po::options_description& options, GenerateArgs& a) {
       "scaling", po::bool_switch(&g.scaling),
       "also sample compound-scaling coefficients (depth, width, resolution) per architecture")(
       "out", po::value(&g.out), "accuracy CSV (appended one fsync'ed row per finished run)")(
-      "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing");
+      "resume", po::bool_switch(&g.resume), "continue an existing file: train what is missing")(
+      "halving", po::value(&a.halving)->default_value(0),
+      "successive halving with this eta (0: off): every network trained for --min-epochs, the "
+      "best 1/eta by validation accuracy again for eta times the epochs, and so on up to "
+      "--epochs; the top rung's rows go to --out, each lower rung's to OUT.e<epochs>.csv "
+      "beside it (`accuracy-data halving` reports cost and agreement)")(
+      "min-epochs", po::value(&a.min_epochs)->default_value(1),
+      "--halving: epochs of the first rung");
   AddTrainerOptions(options, g.jobs, g.data_dir, g.limit_eval);
   a.exec.AddOptions(options,
                     "process (forked workers, --jobs at a time) or mpi (under mpirun: rank 0 "
@@ -85,7 +96,7 @@ int Generate(const Args& args) {
   if (!Parse(args,
              "dcnas accuracy-data generate --space FILE --count N --seed S [proxy options] "
              "[--stratify-by BENCH.csv] [--replicates R] [--scaling] [--jobs K] --out data.csv "
-             "[--resume]",
+             "[--resume] [--halving ETA --min-epochs E]",
              "Samples architectures from the space, trains each on the Fashion-MNIST proxy and "
              "appends one row per finished run. A kill loses at most the runs in flight; "
              "--resume trains only what is missing.",
@@ -104,6 +115,21 @@ int Generate(const Args& args) {
   g.recipe = ResolveRecipe(a.recipe, space);
   proxy::ValidateRecipe(g.recipe, g.jobs);
   const auto progress = StatusLine(/*print_updates_when_piped=*/true);
+  if (vm.count("min-epochs") && !vm["min-epochs"].defaulted() && a.halving == 0) {
+    throw UsageError("accuracy-data generate: --min-epochs needs --halving");
+  }
+  if (a.halving != 0) {
+    if (mpi) throw UsageError("accuracy-data generate: --halving runs on the process executor");
+    if (g.count < 1) throw UsageError("accuracy-data generate: --count must be at least 1");
+    size_t failed = 0;
+    for (const auto& r : proxy::GenerateHalving(space, g, a.halving, a.min_epochs, progress)) {
+      std::cerr << "accuracy-data: rung of " << r.epochs << " epoch(s): " << r.summary.trained
+                << " trained, " << r.summary.already_done << " already done, " << r.summary.failed
+                << " failed of " << r.summary.planned << " planned -> " << r.file << "\n";
+      failed += r.summary.failed;
+    }
+    return failed > 0 ? 1 : 0;
+  }
   proxy::GenerateSummary summary;
   const auto worker = [&] { return proxy::GenerateWorker(space, g); };
   if (!RunJob(mpi, a.exec.task_timeout_s, worker, [&](exec::Executor* executor) {
@@ -410,6 +436,59 @@ int Validity(const Args& args) {
   return 0;
 }
 
+int Halving(const Args& args) {
+  po::options_description options("options");
+  std::vector<std::string> files;
+  std::string reference, space_file, full, json;
+  int eta = 3;
+  int draws = 1000;
+  uint64_t seed = 0;
+  options.add_options()("reference", po::value(&reference),
+                        "the real labels: a benchmark's accuracy CSV (accuracy-data import)")(
+      "space", po::value(&space_file), "the space of the reference and the rungs")(
+      "rung", po::value(&files)->multitoken(),
+      "the rungs' accuracy CSVs, fewest epochs first (generate --halving's OUT.e<E>.csv files, "
+      "then OUT)")("eta", po::value(&eta)->default_value(3), "the halving's eta")(
+      "full", po::value(&full),
+      "every network of the first rung trained with the top rung's recipe: halving's agreement "
+      "with full training and its cost against it")("draws", po::value(&draws)->default_value(1000),
+                                                    "bootstrap resamples per tau")(
+      "seed", po::value(&seed)->default_value(0), "seed of the resampling")(
+      "json", po::value(&json), "also write the report as JSON");
+  po::positional_options_description pos;
+  pos.add("rung", -1);
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas accuracy-data halving --reference BENCH.csv --space FILE RUNG.csv... "
+             "[--eta 3] [--full FULL.csv] [--json OUT.json]",
+             "Successive halving measured: recomputes which networks each rung promoted (the "
+             "best 1/eta by mean validation accuracy), and reports per rung the networks trained, "
+             "their training time and their label's Kendall tau against the reference; the "
+             "ranking halving leaves (rung reached, then accuracy) against the reference; and "
+             "with --full, against training every network for the top rung's epochs: tau, how "
+             "many of the top rung's networks are full training's best as many, and the cost "
+             "ratio.",
+             options, pos, vm)) {
+    return 0;
+  }
+  if (reference.empty() || space_file.empty() || files.size() < 2) {
+    throw UsageError(
+        "accuracy-data halving: --reference, --space and two or more rung files needed");
+  }
+  const space::Space space = space::Space::Load(space_file);
+  const auto ref = proxy::ReadAccuracyData(reference, &space);
+  if (ref.rows.empty()) throw InputError(reference + ": no runs (a header and nothing else)");
+  std::vector<proxy::AccuracyData> rungs;
+  for (const auto& f : files) rungs.push_back(proxy::ReadAccuracyData(f, &space, true));
+  std::optional<proxy::AccuracyData> full_data;
+  if (!full.empty()) full_data = proxy::ReadAccuracyData(full, &space, true);
+  const proxy::HalvingReport report =
+      proxy::EvaluateHalving(rungs, eta, ref, full_data ? &*full_data : nullptr, draws, seed);
+  if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");
+  std::cout << report.ToText();
+  return 0;
+}
+
 int CalibrateScore(const Args& args) {
   po::options_description options("options");
   std::string reference, space_file, zero_cost, score, target, json;
@@ -469,6 +548,8 @@ int RunAccuracyData(const Args& args) {
        {"stats", "label noise (seed-to-seed tau, ICC) and the label's ceiling", Stats},
        {"validity", "proxy validity: Kendall tau against a benchmark's real labels, with cost",
         Validity},
+       {"halving", "successive halving's cost and agreement with full training and real labels",
+        Halving},
        {"calibrate-score",
         "a zero-cost label: a score fitted to a benchmark's real labels (percent)",
         CalibrateScore}},

@@ -152,6 +152,13 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
                   "--accuracy train: trainings side by side (use --in-flight >= this)")(
       "train-limit-eval", po::value(&a.accuracy.train_limit_eval)->default_value(0),
       "--accuracy train: validate on at most this many images (smoke tests)")(
+      "train-halving", po::value(&a.accuracy.train_halving_eta)->default_value(0),
+      "--accuracy train: successive halving with this eta over each round of --in-flight "
+      "candidates (0: off): all trained for --train-min-epochs, the best 1/eta again for eta "
+      "times the epochs, up to the recipe's; a candidate's accuracy is its label at the last "
+      "rung it reached")("train-min-epochs",
+                         po::value(&a.accuracy.train_min_epochs)->default_value(1),
+                         "--train-halving: epochs of the first rung")(
       "finalists", po::value(&a.finalists)->default_value(0),
       "after the search, train the K best of the front and the references for real (`dcnas "
       "search finalists`; LibTorch builds)")(
@@ -567,6 +574,19 @@ int RunSearch(const Args& args) {
   a.o.params = ApplyStrategyOptions(vm, a.strategy, {a.o.strategy});
   a.o.references.clear();
   if (a.references != "none") a.o.references = SplitList(a.references);
+  if (a.accuracy.train_halving_eta != 0) {
+    if (search::SplitObjectiveSpec(a.accuracy_text).kind != "train") {
+      throw UsageError("dcnas search: --train-halving needs --accuracy train[:RECIPE]");
+    }
+    if (a.o.in_flight < a.accuracy.train_halving_eta) {
+      throw UsageError("dcnas search: --train-halving " +
+                       std::to_string(a.accuracy.train_halving_eta) +
+                       " halves each round: give --in-flight of at least that (it is " +
+                       std::to_string(a.o.in_flight) + ")");
+    }
+  } else if (!vm["train-min-epochs"].defaulted()) {
+    throw UsageError("dcnas search: --train-min-epochs needs --train-halving");
+  }
   const space::Space space = space::Space::Load(a.space_file);
   const auto latency = MakeLatency(a, space);
   const auto accuracy = search::MakeAccuracyObjective(a.accuracy_text, space, a.accuracy);

@@ -17,6 +17,7 @@
 #include "models/torch/dataset.h"
 #include "models/torch/train.h"
 #include "models/torch/zero_cost.h"
+#include "proxy/successive_halving.h"
 
 namespace dcnas::proxy {
 namespace {
@@ -143,6 +144,9 @@ TrainedResult ParseProxyRunResult(const exec::WorkResult& result) {
 
 std::vector<Job> PlanJobs(const space::Space& space, const GenerateOptions& o) {
   if (o.count < 1) throw InputError("--count must be at least 1");
+  if (!o.plan_index.empty() && o.plan_index.size() != o.encodings.size()) {
+    throw InternalError("PlanJobs: plan indices do not match the networks");
+  }
   if (o.replicates < 1 || o.replicates > 100) throw InputError("--replicates must be in [1, 100]");
   std::mt19937_64 rng(o.seed);
   const ScalingGrid grid;
@@ -174,10 +178,11 @@ std::vector<Job> PlanJobs(const space::Space& space, const GenerateOptions& o) {
                             std::to_string(j.scaling.width) + "|" +
                             std::to_string(j.scaling.resolution);
     if (!seen.insert(key).second) continue;
+    const uint64_t index = o.plan_index.empty() ? static_cast<uint64_t>(archs)
+                                                : o.plan_index.at(static_cast<size_t>(archs));
     for (int r = 0; r < o.replicates; ++r) {
       j.replicate = r;
-      j.seed =
-          SplitMix(o.seed ^ (static_cast<uint64_t>(archs) << 16) ^ static_cast<uint64_t>(r)) >> 1;
+      j.seed = SplitMix(o.seed ^ (index << 16) ^ static_cast<uint64_t>(r)) >> 1;
       jobs.push_back(j);
     }
     ++archs;
@@ -394,6 +399,71 @@ GenerateSummary Generate(const space::Space& space, const GenerateOptions& o,
       });
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
+}
+
+std::vector<HalvingRungSummary> GenerateHalving(const space::Space& space, const GenerateOptions& o,
+                                                int eta, int min_epochs,
+                                                const GenerateProgress& progress) {
+  ValidateRecipe(o.recipe, o.jobs);
+  if (o.recipe.zero_cost()) {
+    throw InputError("--halving: a zero-cost label (--label) has no epochs to halve");
+  }
+  if (o.scaling) throw InputError("--halving takes no --scaling (it halves over networks)");
+  if (o.out.empty()) throw InputError("--out is required");
+  const std::vector<int> rungs = HalvingRungs(min_epochs, o.recipe.epochs, eta);
+  // The whole plan's networks, each with its plan index (its runs' seeds).
+  GenerateOptions all = o;
+  all.replicates = 1;
+  std::vector<std::string> current;
+  std::vector<size_t> index;
+  for (const Job& j : PlanJobs(space, all)) {
+    index.push_back(current.size());
+    current.push_back(space.ToText(j.encoding));
+  }
+  std::vector<HalvingRungSummary> out;
+  for (size_t k = 0; k < rungs.size(); ++k) {
+    GenerateOptions g = o;
+    g.recipe.epochs = rungs[k];
+    g.out = k + 1 == rungs.size() ? o.out : RungFile(o.out, rungs[k]);
+    g.encodings = current;
+    g.plan_index = index;
+    g.count = static_cast<int>(current.size());
+    progress("rung " + std::to_string(k + 1) + " of " + std::to_string(rungs.size()) + ": " +
+                 std::to_string(current.size()) + " networks for " + std::to_string(rungs[k]) +
+                 " epoch(s) -> " + g.out,
+             true);
+    HalvingRungSummary r{rungs[k], g.out, Generate(space, g, progress)};
+    out.push_back(r);
+    if (r.summary.failed > 0 || k + 1 == rungs.size()) break;
+    // Promote by what the rung's file holds (this run's rows and a resumed run's alike).
+    std::map<std::string, std::vector<double>> acc;
+    for (const AccuracyRow& row : ReadAccuracyData(g.out, &space, true).rows) {
+      if (row.recipe == g.recipe) acc[row.encoding].push_back(row.val_accuracy);
+    }
+    std::vector<size_t> order(current.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return current[a] < current[b]; });
+    std::vector<double> scores;
+    for (size_t i : order) {
+      const auto it = acc.find(current[i]);
+      if (it == acc.end()) {
+        throw InputError(g.out + ": no row of network " + current[i] + " after its rung");
+      }
+      double mean = 0.0;
+      for (double v : it->second) mean += v / static_cast<double>(it->second.size());
+      scores.push_back(mean);
+    }
+    std::vector<std::string> next;
+    std::vector<size_t> next_index;
+    for (size_t p : PromoteTop(scores, eta)) {
+      next.push_back(current[order[p]]);
+      next_index.push_back(index[order[p]]);
+    }
+    current = std::move(next);
+    index = std::move(next_index);
+  }
+  return out;
 }
 
 }  // namespace dcnas::proxy

@@ -28,6 +28,9 @@ struct GenerateOptions {
   // Non-empty: train these networks (canonical text, count of them, in this order) instead of
   // sampling (StratifiedSample picks them over a benchmark's accuracy range).
   std::vector<std::string> encodings;
+  // With `encodings`: each one's index in the plan it came from (the seeds of its runs are that
+  // index's, so a network keeps its seeds in a subset: successive halving's later rungs).
+  std::vector<size_t> plan_index;
   uint64_t seed = 0;
   int replicates = 1;    // trainings per architecture, with different seeds
   bool scaling = false;  // also sample compound-scaling coefficients (see ScalingGrid)
@@ -119,6 +122,21 @@ exec::WorkHandler GenerateWorker(const space::Space& space, const GenerateOption
 exec::WorkHandler WithLoadedData(
     const std::string& data_dir,
     const std::function<exec::WorkHandler(const models::libtorch::TrainingData&)>& make);
+
+// Successive halving (proxy/successive_halving.h): the plan's networks trained for
+// `min_epochs`, the best 1/eta (by mean validation accuracy, ties to the lower encoding text)
+// again for eta times the epochs, and so on up to the recipe's epochs. The top rung appends to
+// options.out, each lower rung to RungFile(out, epochs); each rung resumes on its own, and the
+// promotions are recomputed from the files, so a killed run continues where it stopped. Needs a
+// plan without scalings; the process executor only.
+struct HalvingRungSummary {
+  int epochs = 0;
+  std::string file;
+  GenerateSummary summary;
+};
+std::vector<HalvingRungSummary> GenerateHalving(const space::Space& space,
+                                                const GenerateOptions& options, int eta,
+                                                int min_epochs, const GenerateProgress& progress);
 
 // Runs the plan on `executor` (whose workers run GenerateWorker); this process appends the rows
 // as results arrive. Throws InputError when `out` exists without `resume`, or its rows belong

@@ -7,6 +7,8 @@
 #     accelerator's search picked per stage;
 #  2. the paper's search-space ablation: the same searches over the mnasnet space (accuracy of each
 #     candidate through its dc-accelerator counterpart), the speedup at matched predicted accuracy;
+#     and over dc-accelerator-b0-structure (the space held to B0's 16 layers and SE everywhere):
+#     the fastest network at least as accurate as B0 that keeps B0's structure;
 #  3. the strategy comparison on tpu-v3: five strategies, 10 seeds, budgets 100 / 300 / 1000;
 #  4. the finalists: the K (5) best of each seed-0 dc-accelerator front and the references labelled
 #     for real (their proxy networks scored with the label, not predicted), against the prediction.
@@ -41,9 +43,9 @@ b0_ms() {  # setup -> EfficientNet-B0's simulated latency at batch 128
 for setup in tpu-v3 v100; do
   target=$(b0_ms "$setup")
   echo "$setup: target T = EfficientNet-B0's simulated latency, $target ms"
-  for space in dc-accelerator mnasnet; do
+  for space in dc-accelerator mnasnet dc-accelerator-b0-structure; do
     accuracy="surrogate:$surrogate"
-    [ "$space" = mnasnet ] && accuracy="counterpart:$surrogate"
+    [ "$space" != dc-accelerator ] && accuracy="counterpart:$surrogate"
     for seed in 0 1 2; do
       name="$setup-$space-s$seed"
       resume=()
@@ -140,6 +142,27 @@ for setup in ("tpu-v3", "v100"):
                   f"{f['accuracy']:.2f} / {f['latency_ms']:.3f} | {sp:.2f}x |")
     if speedups:
         md.append(f"| {setup} | median | | | {statistics.median(speedups):.2f}x |")
+md.append("")
+
+md += ["## Holding B0's structure", "",
+       "The same searches over dc-accelerator-b0-structure, the space at EfficientNet-B0's "
+       "structure (X-B0's repeats: 16 layers; squeeze-excite in every layer), candidates scored "
+       "through their dc-accelerator counterparts: the fastest network at least as accurate as "
+       "the reference that keeps B0's depth and SE, beside the unconstrained search's fastest "
+       "(which changes depth and drops SE).", "",
+       "| setup | seed | reference | accuracy | unconstrained: ms (speedup) | B0's structure: ms (speedup) |",
+       "|---|---|---|---|---|---|"]
+for setup in ("tpu-v3", "v100"):
+    for seed in range(3):
+        free = {r["model"]: r for r in summary(f"{setup}-dc-accelerator-s{seed}")["references"]}
+        for ref in summary(f"{setup}-dc-accelerator-b0-structure-s{seed}")["references"]:
+            if ref.get("accuracy") is None:
+                continue
+            def cell(r):
+                f = (r or {}).get("fastest_at_least_as_accurate")
+                return "none as accurate" if not f else f"{f['latency_ms']:.3f} ({f['speedup']:.2f}x)"
+            md.append(f"| {setup} | {seed} | {ref['model']} | {ref['accuracy']:.2f} | "
+                      f"{cell(free.get(ref['model']))} | {cell(ref)} |")
 md.append("")
 open(f"{out}/README.md", "w").write("\n".join(md) + "\n")
 print("\n".join(md))

@@ -27,6 +27,8 @@ std::unique_ptr<AccuracyObjective> MakeTrain(const ObjectiveSpec& spec, const sp
   t.jobs = options.train_jobs;
   t.seed = options.train_seed;
   t.limit_eval = options.train_limit_eval;
+  t.halving_eta = options.train_halving_eta;
+  t.min_epochs = options.train_min_epochs;
   t.data_dir = options.train_data_dir.empty() ? std::string(models::libtorch::kFashionMnistDir)
                                               : options.train_data_dir;
   return MakeTrainAccuracy(space, t);

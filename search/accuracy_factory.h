@@ -42,6 +42,9 @@ struct AccuracyFactoryOptions {
   uint64_t train_seed = 0;
   int64_t train_limit_eval = 0;
   std::string train_data_dir;
+  // train: successive halving over each round (TrainAccuracyOptions; eta 0: off).
+  int train_halving_eta = 0;
+  int train_min_epochs = 1;
 };
 
 // The objective a spec names, for `space` (files are hashed into its configuration). Throws

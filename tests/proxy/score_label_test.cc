@@ -19,11 +19,6 @@ namespace {
 using testing::Networks;
 using testing::Row;
 
-std::string SpacePath() {
-  const char* root = std::getenv("DCNAS_SOURCE_ROOT");
-  return std::string(root ? root : ".") + "/data/search_spaces/nas-bench-macro.yaml";
-}
-
 TEST_CASE("zero-cost labels: text, mapping, and refused forms") {
   const ScoreLabel l = ParseScoreLabel("zc-naswot-a0.0963313-b25.6789");
   CHECK(l.score == "naswot");
@@ -77,7 +72,7 @@ TEST_CASE("zero-cost labels in recipe keys: no training parts, distinct from tra
 }
 
 TEST_CASE("zero-cost label rows: written, read back, kept apart from trained rows") {
-  const space::Space space = space::Space::Load(SpacePath());
+  const space::Space space = space::Space::Load(testing::BenchSpacePath());
   const auto nets = Networks(space, 2, 7);
   ProxyRecipe base;
   base.batch = 64;
@@ -112,7 +107,7 @@ TEST_CASE("zero-cost label rows: written, read back, kept apart from trained row
 }
 
 TEST_CASE("calibrating a score against real labels: the fit, its tau, refused inputs") {
-  const space::Space space = space::Space::Load(SpacePath());
+  const space::Space space = space::Space::Load(testing::BenchSpacePath());
   const auto nets = Networks(space, 40, 7);
   ProxyRecipe bench;
   bench.dataset = "cifar10";

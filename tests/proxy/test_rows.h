@@ -1,7 +1,9 @@
 // Accuracy rows and networks for the proxy tests: a row of a network with a given accuracy (its
-// params growing with the accuracy), and the first n canonical networks a seeded sampler gives.
+// params growing with the accuracy), the first n canonical networks a seeded sampler gives, and
+// the NAS-Bench-Macro space file.
 #pragma once
 
+#include <cstdlib>
 #include <random>
 #include <set>
 #include <string>
@@ -11,6 +13,12 @@
 #include "space/space.h"
 
 namespace dcnas::proxy::testing {
+
+// The NAS-Bench-Macro space file of the source tree.
+inline std::string BenchSpacePath() {
+  const char* root = std::getenv("DCNAS_SOURCE_ROOT");
+  return std::string(root ? root : ".") + "/data/search_spaces/nas-bench-macro.yaml";
+}
 
 inline AccuracyRow Row(const space::Space& space, const std::string& encoding, int replicate,
                        double acc, const ProxyRecipe& recipe) {

@@ -25,11 +25,6 @@ using testing::Row;
 
 namespace fs = std::filesystem;
 
-std::string SpacePath() {
-  const char* root = std::getenv("DCNAS_SOURCE_ROOT");
-  return std::string(root ? root : ".") + "/data/search_spaces/nas-bench-macro.yaml";
-}
-
 // Network means with a long tail of weak networks (as real accuracy distributions have).
 std::vector<double> SkewedMeans(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -156,7 +151,7 @@ TEST_CASE("bootstrap intervals of Kendall tau") {
 }
 
 TEST_CASE("stratified samples span the accuracy range, in a shuffled order") {
-  const space::Space space = space::Space::Load(SpacePath());
+  const space::Space space = space::Space::Load(testing::BenchSpacePath());
   const auto nets = Networks(space, 100);
   ProxyRecipe bench;
   bench.dataset = "cifar10";
@@ -184,7 +179,7 @@ TEST_CASE("stratified samples span the accuracy range, in a shuffled order") {
 }
 
 TEST_CASE("learning curves: written, read back, and checked") {
-  const space::Space space = space::Space::Load(SpacePath());
+  const space::Space space = space::Space::Load(testing::BenchSpacePath());
   const std::string path =
       (fs::temp_directory_path() / ("dcnas-curve-" + std::to_string(::getpid()) + ".csv")).string();
   AccuracyRow r = Row(space, Networks(space, 1)[0], 0, 80.0, ProxyRecipe{});
@@ -213,7 +208,7 @@ TEST_CASE("learning curves: written, read back, and checked") {
 }
 
 TEST_CASE("proxy validity: tau against the reference per label, baselines, seed noise") {
-  const space::Space space = space::Space::Load(SpacePath());
+  const space::Space space = space::Space::Load(testing::BenchSpacePath());
   const auto nets = Networks(space, 40);
   ProxyRecipe bench;
   bench.dataset = "cifar10";
@@ -290,7 +285,7 @@ TEST_CASE("partial Spearman correlation by hand") {
 }
 
 TEST_CASE("zero-cost scores ranked against the reference, with the counts beside them") {
-  const space::Space space = space::Space::Load(SpacePath());
+  const space::Space space = space::Space::Load(testing::BenchSpacePath());
   const auto nets = Networks(space, 30);
   ProxyRecipe bench;
   bench.dataset = "cifar10";

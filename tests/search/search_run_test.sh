@@ -301,6 +301,17 @@ if "$dcnas" search finalists --help > /dev/null 2>&1 && [ -d /usr/share/datasets
   contains "training recipe in the configuration" "$tmp/train/journal.jsonl" '"kind":"train","limit_eval":100,"recipe":"r16_w0.25_rd1_e1_n1000_b128_sgd_lr0"'
   if [ "$(wc -l < "$tmp/train/journal.jsonl")" -eq 5 ]; then echo "ok   4 trained candidates journaled"; else
     echo "FAIL trained candidates"; fails=$((fails + 1)); fi
+  # Successive halving over each round: 3 candidates for 1 epoch, the best 2 again for 2.
+  check "search --train-halving" 0 "$dcnas" search --space "$space" --accel tpu-v3 --target-ms 15 --accuracy train:r16_e2_n1000 --train-halving 2 --train-jobs 2 --train-limit-eval 100 --in-flight 3 --strategy random --budget 3 --references none --out "$tmp/halving"
+  contains "halving in the configuration" "$tmp/halving/journal.jsonl" '"halving":{"eta":2,"min_epochs":1}'
+  if [ "$(wc -l < "$tmp/halving/journal.jsonl")" -eq 4 ]; then echo "ok   3 halved candidates journaled"; else
+    echo "FAIL halved candidates"; fails=$((fails + 1)); fi
+  check "--train-halving wider than a round" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy train:r16_e2_n1000 --train-halving 3 --in-flight 2 --budget 4 --out "$tmp/x"
+  contains "in-flight named" "$tmp/err" "give --in-flight of at least that"
+  check "--train-halving without training" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy "table:$tmp/train.csv" --train-halving 2 --in-flight 2 --budget 4 --out "$tmp/x"
+  check "--train-min-epochs at the full budget" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy train:r16_e2_n1000 --train-halving 2 --train-min-epochs 2 --in-flight 2 --budget 4 --out "$tmp/x"
+  contains "min epochs named" "$tmp/err" "--train-min-epochs 2 leaves nothing to halve"
+  check "--train-min-epochs without halving" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy train:r16_e2_n1000 --train-min-epochs 2 --budget 4 --out "$tmp/x"
   check "bad training recipe" 2 "$dcnas" search --space "$space" --target-ms 15 --accuracy train:r16_x9 --budget 4 --out "$tmp/x"
   contains "bad recipe part named" "$tmp/err" "unknown part 'x9'"
   check "finalists of a directory without a search" 2 "$dcnas" search finalists --run "$tmp/nothing" --space "$space"
