@@ -58,7 +58,13 @@ std::vector<Job> JobsOf(const TimingPlan& plan) {
 
 // The graph a job times (a zoo model is built, and saved with save_graphs).
 models::Graph JobGraph(const Job& job, const TimingPlan& plan) {
-  if (!job.graph_path.empty()) return models::ReadGraphFile(job.graph_path);
+  if (!job.graph_path.empty()) {
+    models::Graph graph = models::ReadGraphFile(job.graph_path);
+    if (graph.size() == 1) {
+      throw InputError(job.graph_path + ": the graph has only its input op: nothing to measure");
+    }
+    return graph;
+  }
   models::BuildOptions b = plan.build;
   b.batch = job.batch;
   models::Graph graph = models::BuiltinModels().Build(job.name, b);

@@ -49,7 +49,7 @@ double NumericValue(const boost::any& v) {
 }
 
 std::string Num(double v) {
-  if (v >= 18446744073709551615.0) return "2^64 - 1";
+  if (v == 18446744073709551615.0) return "2^64 - 1";  // the u64 ranges' bound
   char text[32];
   if (v == std::floor(v) && std::abs(v) < 1e15) {
     std::snprintf(text, sizeof text, "%.0f", v);

@@ -159,7 +159,15 @@ int RunSweep(const Args& args) {
   sim_sel.ApplyPrecision(selection, first.spec.kind);
   sim::SimOptions so = sim_sel.Options();
   so.details = false;
-  const std::vector<SweepRow> rows = study::Sweep(selection.Load(), target, grid, so);
+  const auto status = StatusLine(/*print_updates_when_piped=*/true);
+  bool shown = false;
+  const std::vector<SweepRow> rows = study::Sweep(
+      selection.Load(), target, grid, so, [&status, &shown](size_t done, size_t total) {
+        status("sweep: " + std::to_string(done) + " of " + std::to_string(total) + " variants",
+               false);
+        shown = true;
+      });
+  if (shown) status("sweep: " + std::to_string(rows.size()) + " variants simulated", true);
   PrintRows(rows, f, sim_sel.accel);
   if (!out.empty()) Emit(RenderSvg(SweepChart(rows, axes, sim_sel.accel)), out);
   return 0;

@@ -102,21 +102,23 @@ int main(int argc, char** argv) {
     }
     std::vector<std::string> names;
     for (const auto& c : Commands()) names.emplace_back(c.name);
-    std::cerr << "dcnas: unknown command '" << args[0] << "'" << dcnas::DidYouMean(args[0], names)
-              << " (dcnas --help lists them)\n";
+    std::cerr << dcnas::BoundedMessage("dcnas: unknown command '" + args[0] + "'" +
+                                       dcnas::DidYouMean(args[0], names) +
+                                       " (dcnas --help lists them)")
+              << "\n";
     return 2;
   } catch (const dcnas::InputError& e) {
-    if (FirstRank()) std::cerr << "dcnas: error: " << e.what() << "\n";
+    if (FirstRank()) std::cerr << "dcnas: error: " << dcnas::BoundedMessage(e.what()) << "\n";
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that the system refuses (too long, not a directory, no permission).
     if (FirstRank()) {
-      std::cerr << "dcnas: error: " << e.path1().string().substr(0, 256) << ": "
-                << e.code().message() << "\n";
+      std::cerr << "dcnas: error: "
+                << dcnas::BoundedMessage(e.path1().string() + ": " + e.code().message()) << "\n";
     }
     return 2;
   } catch (const std::exception& e) {
-    if (FirstRank()) std::cerr << "dcnas: failure: " << e.what() << "\n";
+    if (FirstRank()) std::cerr << "dcnas: failure: " << dcnas::BoundedMessage(e.what()) << "\n";
     return 1;
   }
 }

@@ -355,6 +355,9 @@ int64_t ConfigValue::Integer(int64_t min, int64_t max) const {
 
 std::string ConfigValue::String() const {
   if (!node_.IsScalar()) Fail("expected a string");
+  if (!IsValidUtf8(node_.Scalar())) {
+    Fail("not UTF-8: '" + BoundedMessage(node_.Scalar(), 64) + "'");
+  }
   return node_.Scalar();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <utility>
 
 namespace dcnas {
@@ -69,6 +70,91 @@ std::vector<std::string> Split(std::string_view text, char separator) {
     start = pos + 1;
   }
   return parts;
+}
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i], or 0.
+size_t Utf8Length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return 1;
+  size_t n = 0;
+  uint32_t cp = 0;
+  if ((b & 0xE0) == 0xC0) {
+    n = 2;
+    cp = b & 0x1F;
+  } else if ((b & 0xF0) == 0xE0) {
+    n = 3;
+    cp = b & 0x0F;
+  } else if ((b & 0xF8) == 0xF0) {
+    n = 4;
+    cp = b & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+}  // namespace
+
+bool IsValidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8Length(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string BoundedMessage(std::string_view message, size_t max_word) {
+  // Escape first, then cut long words (the cut counts escaped bytes, and never splits an escape
+  // or a UTF-8 sequence: it moves back to a character boundary).
+  std::string escaped;
+  for (size_t i = 0; i < message.size();) {
+    const size_t n = Utf8Length(message, i);
+    const auto b = static_cast<unsigned char>(message[i]);
+    if (n == 0 || (n == 1 && b < 0x20 && b != '\n' && b != '\t') || b == 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      escaped += "\\x";
+      escaped += kHex[b >> 4];
+      escaped += kHex[b & 0xF];
+      ++i;
+      continue;
+    }
+    escaped.append(message.substr(i, n));
+    i += n;
+  }
+  std::string out;
+  for (size_t i = 0; i < escaped.size();) {
+    if (escaped[i] == ' ' || escaped[i] == '\n' || escaped[i] == '\t') {
+      out += escaped[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < escaped.size() && escaped[end] != ' ' && escaped[end] != '\n' &&
+           escaped[end] != '\t') {
+      ++end;
+    }
+    const size_t length = end - i;
+    if (length <= max_word) {
+      out.append(escaped, i, length);
+    } else {
+      size_t keep = max_word / 2;
+      while (keep > 0 && (static_cast<unsigned char>(escaped[i + keep]) & 0xC0) == 0x80) --keep;
+      out.append(escaped, i, keep);
+      out += "... (" + std::to_string(length) + " bytes)";
+    }
+    i = end;
+  }
+  return out;
 }
 
 }  // namespace dcnas

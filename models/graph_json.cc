@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/file_io.h"
+#include "common/strict_json.h"
 #include "common/text.h"
 #include "models/op_kinds.h"
 
@@ -239,6 +240,45 @@ json GraphToJson(const Graph& graph) {
 
 std::string GraphToJsonString(const Graph& graph) { return GraphToJson(graph).dump(1) + "\n"; }
 
+namespace {
+
+// info.dtype, info.resolution and info.num_classes, where given, against what the ops say: the
+// input op's own dtype, its height and width, the classes of the one output [N, 1, 1, C].
+void CheckInfoAgainstOps(const json& j, const json& jops, const Graph& graph, const Reader& r) {
+  if (!j.contains("info")) return;
+  const json& ji = j["info"];
+  const GraphInfo& info = graph.info();
+  for (const Op& op : graph.ops()) {
+    if (op.kind != OpKind::kInput) continue;
+    const Shape& s = op.out.shape;
+    if (ji.contains("dtype") && jops[static_cast<size_t>(op.id)].contains("dtype") &&
+        op.attrs.input_type.dtype != info.dtype) {
+      r.Fail("info.dtype", "says " + std::string(DTypeName(info.dtype)) + " but the input op '" +
+                               op.name + "' is " +
+                               std::string(DTypeName(op.attrs.input_type.dtype)));
+    }
+    if (ji.contains("resolution") && info.resolution != 0 && info.resolution != s.h &&
+        info.resolution != s.w) {
+      r.Fail("info.resolution", "says " + std::to_string(info.resolution) + " but the input op '" +
+                                    op.name + "' is " + std::to_string(s.h) + " x " +
+                                    std::to_string(s.w));
+    }
+    break;
+  }
+  const std::vector<int> outputs = graph.Outputs();
+  if (ji.contains("num_classes") && info.num_classes != 0 && outputs.size() == 1) {
+    const Op& out = graph.op(outputs.front());
+    const Shape& s = out.out.shape;
+    if (s.h != 1 || s.w != 1 || s.c != info.num_classes) {
+      r.Fail("info.num_classes", "says " + std::to_string(info.num_classes) +
+                                     " but the graph's output op '" + out.name + "' is " +
+                                     ShapeString(s) + " (classes: [N, 1, 1, num_classes])");
+    }
+  }
+}
+
+}  // namespace
+
 Graph GraphFromJson(const json& j, const std::string& source) {
   const Reader r(source);
   if (!j.is_object()) r.Fail("(top level)", "expected a JSON object");
@@ -350,6 +390,8 @@ Graph GraphFromJson(const json& j, const std::string& source) {
     graph.mutable_info().batch = static_cast<int>(n);
     break;
   }
+  // The ops are the truth: an info field that contradicts them is an error naming it.
+  CheckInfoAgainstOps(j, jops, graph, r);
   for (size_t i = 0; i < jops.size(); ++i) {
     if (!jops[i].contains("output_shape")) continue;
     const std::string path = "ops[" + std::to_string(i) + "].output_shape";
@@ -366,18 +408,16 @@ Graph GraphFromJson(const json& j, const std::string& source) {
 
 Graph GraphFromJsonString(const std::string& text, const std::string& source) {
   json j;
+  std::optional<DuplicateJsonKey> twice;
   try {
     // Bounded nesting (a layer graph needs 4 levels), checked while parsing.
-    j = json::parse(text, [&source](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxGraphJsonDepth) {
-        throw InputError(source + ": nested deeper than " + std::to_string(kMaxGraphJsonDepth) +
-                         " levels (a layer graph needs 4)");
-      }
-      return true;
-    });
+    j = ParseJsonKeysOnce(text, twice, kMaxGraphJsonDepth,
+                          source + ": nested deeper than " + std::to_string(kMaxGraphJsonDepth) +
+                              " levels (a layer graph needs 4)");
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw InputError(source + ": malformed JSON: " + e.what());
   }
+  if (twice) throw InputError(source + ": key '" + twice->Text() + "' given twice");
   return GraphFromJson(j, source);
 }
 

@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "common/strict_json.h"
 #include "common/table.h"
 #include "common/text.h"
 #include "models/counts.h"
@@ -47,26 +48,16 @@ constexpr double kSummaryTolerancePp = 1e-3;
 // Parses JSON, refusing a key given twice in one object (nlohmann keeps the last silently) and
 // naming, for a syntax error (NaN and Infinity are not JSON), the top-level key it lies in.
 json ParseStrictJson(const std::string& text, const std::string& path) {
-  std::vector<std::set<std::string>> open;
-  std::string top_key;
-  const json::parser_callback_t check = [&](int /*depth*/, json::parse_event_t event,
-                                            json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      open.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      open.pop_back();
-    } else if (event == json::parse_event_t::key) {
-      const std::string key = parsed.get<std::string>();
-      if (open.size() == 1) top_key = key;
-      if (!open.back().insert(key).second) {
-        throw InputError(path + ": key '" + top_key + "'" +
-                         (open.size() == 1 ? "" : ": field '" + key + "'") + " given twice");
-      }
-    }
-    return true;
-  };
+  std::optional<DuplicateJsonKey> twice;
   try {
-    return json::parse(text, check);
+    json j = ParseJsonKeysOnce(text, twice);
+    if (twice) {
+      const std::string top = twice->path.empty() ? twice->key : twice->path.front();
+      throw InputError(path + ": key '" + top + "'" +
+                       (twice->path.empty() ? "" : ": field '" + twice->key + "'") +
+                       " given twice");
+    }
+    return j;
   } catch (const json::parse_error& e) {
     // The last top-level key before the error: "01201122": {
     const std::string before = text.substr(0, std::min(text.size(), e.byte));

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "common/errors.h"
+#include "common/strict_json.h"
 #include "space/space.h"
 
 namespace dcnas::search {
@@ -129,26 +130,15 @@ JournalEntry CheckedEntry(const nlohmann::json& j, const std::string& where,
 
 nlohmann::json ParseJsonLine(const std::string& line, const std::string& where,
                              const std::string& not_json) {
-  std::vector<std::set<std::string>> open;  // the member names of each object being read
-  std::string twice;
+  std::optional<DuplicateJsonKey> twice;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(
-        line, [&](int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-          if (event == nlohmann::json::parse_event_t::object_start) open.emplace_back();
-          if (event == nlohmann::json::parse_event_t::object_end && !open.empty()) open.pop_back();
-          if (event == nlohmann::json::parse_event_t::key && !open.empty() && twice.empty() &&
-              !open.back().insert(parsed.get<std::string>()).second) {
-            twice = parsed.get<std::string>();
-          }
-          return true;
-        });
+    j = ParseJsonKeysOnce(line, twice);
   } catch (const nlohmann::json::exception&) {
     throw InputError(where + not_json);
   }
-  if (!twice.empty()) {
-    throw InputError(where + "key " + Shown(nlohmann::json(twice)) + " given twice");
-  }
+  if (twice)
+    throw InputError(where + "key " + Shown(nlohmann::json(twice->Text())) + " given twice");
   return j;
 }
 

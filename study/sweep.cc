@@ -1,5 +1,7 @@
 #include "study/sweep.h"
 
+#include <chrono>
+
 #include "common/errors.h"
 
 namespace dcnas::study {
@@ -32,10 +34,16 @@ double BoundPercent(const sim::Report& report, sim::Bound bound) {
 
 std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
                             const std::vector<std::vector<Override>>& grid,
-                            const sim::SimOptions& options) {
+                            const sim::SimOptions& options, const SweepProgress& progress) {
   if (grid.empty()) throw InputError("sweep: no variants (a swept key has no values)");
   std::vector<SweepRow> rows;
+  auto last = std::chrono::steady_clock::now();
   for (const auto& variant : grid) {
+    const auto now = std::chrono::steady_clock::now();
+    if (progress && now - last > std::chrono::seconds(5)) {
+      last = now;
+      progress(rows.size(), grid.size());
+    }
     const sim::SimSetup setup =
         sim::LoadSetup(target.accelerator, target.stack, target.calibration, variant);
     SweepRow row{

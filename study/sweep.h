@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,14 @@ struct SweepTarget {
   std::string calibration;
 };
 
+// Progress of a sweep: variants done, of total (called every few seconds on a long sweep).
+using SweepProgress = std::function<void(size_t done, size_t total)>;
+
 // Simulates `graph` once per variant of `grid` on `target` with that variant's overrides.
 // Throws InputError for an empty grid or a bad override.
 std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
                             const std::vector<std::vector<Override>>& grid,
-                            const sim::SimOptions& options);
+                            const sim::SimOptions& options, const SweepProgress& progress = {});
 
 // The share of a report's latency bound by `bound`, in percent.
 double BoundPercent(const sim::Report& report, sim::Bound bound);

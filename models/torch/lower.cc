@@ -86,7 +86,11 @@ GraphModuleImpl::GraphModuleImpl(const Graph& graph) : graph_(graph) {
   }
   input_id_ = inputs[0];
   const std::vector<int> outputs = graph_.Outputs();
-  if (outputs.empty()) throw InputError("graph '" + graph_.info().model + "' has no output op");
+  if (outputs.empty() || graph_.size() == 1) {
+    throw InputError("graph" +
+                     (graph_.info().model.empty() ? "" : " '" + graph_.info().model + "'") +
+                     " has no op past its input: nothing to run");
+  }
   output_id_ = outputs.back();
   logits_id_ = output_id_;
   if (graph_.op(output_id_).kind == OpKind::kSoftmax) logits_id_ = graph_.op(output_id_).inputs[0];

@@ -60,6 +60,29 @@ long=$(python3 -c "print('x' * 300)")
 check "a file name too long for the system" 2 "$dcnas" models export efficientnet-b0 --out "$tmp/$long/g.json"
 contains "names the path" "$tmp/err" "File name too long"
 check "an accelerator name too long" 2 "$dcnas" sim efficientnet-b0 --accel "$long"
+# Messages stay a line: a 100 kB value is quoted by a bounded prefix and its size; bytes that are
+# not UTF-8 are escaped; a value far out of range is printed as given.
+big=$(head -c 100000 /dev/zero | tr '\0' x)
+check "a 100 kB block string" 2 "$dcnas" sim --blocks "r1_k3_s11_e1_i32_o16_$big" --accel tpu-v3
+contains "block string quoted by its size" "$tmp/err" "bytes) token"
+if [ "$(wc -c <"$tmp/err")" -lt 1200 ]; then echo "ok   100 kB block string: short message"; else
+  echo "FAIL 100 kB block string: $(wc -c <"$tmp/err") bytes of message"; fails=$((fails + 1)); fi
+check "a 100 kB grid" 2 "$dcnas" scale --model efficientnet-x-b0 --accel tpu-v3 --grid "$big" --out "$tmp/x"
+if [ "$(wc -c <"$tmp/err")" -lt 1200 ]; then echo "ok   100 kB grid: short message"; else
+  echo "FAIL 100 kB grid: $(wc -c <"$tmp/err") bytes of message"; fails=$((fails + 1)); fi
+check "a 100 kB encoding" 2 "$dcnas" space decode "$root/data/search_spaces/dc-accelerator.yaml" "$big"
+if [ "$(wc -c <"$tmp/err")" -lt 1200 ]; then echo "ok   100 kB encoding: short message"; else
+  echo "FAIL 100 kB encoding: $(wc -c <"$tmp/err") bytes of message"; fails=$((fails + 1)); fi
+check "a 100 kB accuracy spec" 2 "$dcnas" search --space "$root/data/search_spaces/dc-accelerator.yaml" --target-ms 1 --accuracy "$big" --budget 1 --out "$tmp/x"
+if [ "$(wc -c <"$tmp/err")" -lt 1500 ]; then echo "ok   100 kB accuracy spec: short message"; else
+  echo "FAIL 100 kB accuracy spec: $(wc -c <"$tmp/err") bytes of message"; fails=$((fails + 1)); fi
+sed 's/^name: tpu-v3/name: "tpu\xff"/' "$root/data/accelerators/tpu-v3.yaml" >"$tmp/badname.yaml"
+check "an accelerator name that is not UTF-8" 2 "$dcnas" sim efficientnet-b0 --accel "$tmp/badname.yaml"
+contains "the key and the escaped byte named" "$tmp/err" "key 'name': not UTF-8: 'tpu.xff'"
+check "an unknown accelerator name with odd bytes" 2 "$dcnas" sim efficientnet-b0 --accel "$(printf 'tpu\xff\x01')"
+contains "odd bytes escaped" "$tmp/err" "unknown accelerator 'tpu.xff.x01'"
+check "calibrate --regularization 1e308" 2 "$dcnas" calibrate --regularization 1e308
+contains "the value as given" "$tmp/err" "regularization 1e+308: out of range"
 check "in-range value still works" 0 "$dcnas" models show efficientnet-b0 --batch 2 --resolution 224
 echo "numeric options tested: $tested"
 [ "$tested" -ge 50 ] || { echo "FAIL too few options tested"; fails=$((fails + 1)); }

@@ -100,6 +100,36 @@ TEST_CASE("hostile graph files are refused with short messages", "[json]") {
   std::string no_batch = kSmall;
   no_batch.replace(no_batch.find("\"batch\": 2, "), 12, "");
   CHECK(GraphFromJsonString(no_batch, "g.json").info().batch == 2);  // from the input op
+  // The ops are the truth: info fields that contradict them are errors naming the field.
+  BuildOptions o;
+  o.batch = 1;
+  const std::string zoo = GraphToJsonString(BuiltinModels().Build("efficientnet-b0", o));
+  std::string dtype = zoo;
+  const std::string fp32 = "\"dtype\": \"fp32\"";
+  dtype.replace(dtype.find(fp32), fp32.size(), "\"dtype\": \"bf16\"");
+  CHECK(ErrorOf(dtype).find("info.dtype: says bf16 but the input op") != std::string::npos);
+  std::string resolution = zoo;
+  const std::string px = "\"resolution\": 224";
+  resolution.replace(resolution.find(px), px.size(), "\"resolution\": 300");
+  CHECK(ErrorOf(resolution).find("info.resolution: says 300 but the input op") !=
+        std::string::npos);
+  std::string classes = zoo;
+  const std::string thousand = "\"num_classes\": 1000";
+  classes.replace(classes.find(thousand), thousand.size(), "\"num_classes\": 10");
+  CHECK(ErrorOf(classes).find("info.num_classes: says 10 but the graph's output op") !=
+        std::string::npos);
+  // A key given twice is refused (JSON would keep the last one silently), with its path.
+  std::string format_twice = kSmall;
+  format_twice.replace(format_twice.find("\"version\": 1"), 12,
+                       "\"version\": 1, \"format\": \"dcnas-graph\"");
+  CHECK(ErrorOf(format_twice) == "g.json: key 'format' given twice");
+  std::string nested_twice = kSmall;
+  nested_twice.replace(nested_twice.find("\"out_channels\": 8"), 17,
+                       "\"out_channels\": 8, \"out_channels\": 16");
+  CHECK(ErrorOf(nested_twice) == "g.json: key 'ops[].out_channels' given twice");
+  std::string info_twice = kSmall;
+  info_twice.replace(info_twice.find("\"batch\": 2"), 10, "\"batch\": 2, \"batch\": 2");
+  CHECK(ErrorOf(info_twice) == "g.json: key 'info.batch' given twice");
   // Shapes whose counts would overflow are refused, not printed as negative MACs.
   std::string huge = kSmall;
   huge.replace(huge.find("[2, 8, 8, 3]"), 12, "[1, 1099511627776, 1099511627776, 3]");

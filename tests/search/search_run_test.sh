@@ -138,6 +138,7 @@ check "resume after kill -9" 0 "$dcnas" search "${common[@]}" "${long[@]}" --out
 contains "100 replayed" "$tmp/out" "100 replayed"
 same "killed and resumed = uninterrupted" "$tmp/full" "$tmp/killed"
 DCNAS_KILL_AT=search.journaled:60 "$dcnas" search "${common[@]}" "${long[@]}" --in-flight 7 --out "$tmp/k7" > /dev/null 2>&1
+check_rc "killed (-9) mid-round" 137 $?
 check "resume after kill -9 mid-round" 0 "$dcnas" search "${common[@]}" "${long[@]}" --in-flight 7 --out "$tmp/k7" --resume
 check "uninterrupted, 7 in flight" 0 "$dcnas" search "${common[@]}" "${long[@]}" --in-flight 7 --out "$tmp/f7"
 same "killed mid-round and resumed = uninterrupted" "$tmp/f7" "$tmp/k7"

@@ -33,6 +33,13 @@ set +e
 set -e
 [ "$rc" -eq 2 ]
 
+# A graph of its input op alone: nothing to measure, named with the file.
+printf '{"format": "dcnas-graph", "version": 1, "ops": [{"id": 0, "kind": "input", "shape": [1, 8, 8, 3]}]}' > "$tmp/input-only.json"
+set +e
+"$dcnas" measure --graph "$tmp/input-only.json" --out "$tmp/x.csv" 2> "$tmp/err.txt"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'input-only.json: the graph has only its input op: nothing to measure' "$tmp/err.txt"
+
 # Out-of-range training options exit 2 naming the option, before any data is read.
 for bad in "--lr -1" "--lr nan" "--lr inf" "--weight-decay inf" "--weight-decay nan" \
   "--limit-train -1" "--limit-eval -5" "--warmup-epochs inf" "--threads 0"; do
