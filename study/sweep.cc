@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/errors.h"
+#include "common/progress.h"
 
 namespace dcnas::study {
 
@@ -39,11 +40,7 @@ std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& targe
   std::vector<SweepRow> rows;
   auto last = std::chrono::steady_clock::now();
   for (const auto& variant : grid) {
-    const auto now = std::chrono::steady_clock::now();
-    if (progress && now - last > std::chrono::seconds(5)) {
-      last = now;
-      progress(rows.size(), grid.size());
-    }
+    if (progress && ProgressDue(last)) progress(rows.size(), grid.size());
     const sim::SimSetup setup =
         sim::LoadSetup(target.accelerator, target.stack, target.calibration, variant);
     SweepRow row{

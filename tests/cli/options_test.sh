@@ -83,6 +83,12 @@ check "an unknown accelerator name with odd bytes" 2 "$dcnas" sim efficientnet-b
 contains "odd bytes escaped" "$tmp/err" "unknown accelerator 'tpu.xff.x01'"
 check "calibrate --regularization 1e308" 2 "$dcnas" calibrate --regularization 1e308
 contains "the value as given" "$tmp/err" "regularization 1e+308: out of range"
+# Long work reports progress (every 5 s; DCNAS_PROGRESS_S=0: after every step, to see the lines).
+DCNAS_PROGRESS_S=0 check "a sweep with progress" 0 "$dcnas" sweep efficientnet-b0 --accel tpu-v3 --set hbm.bandwidth_gbps=450,900,1800 --format csv
+contains "sweep progress" "$tmp/err" "sweep: 2 of 3 variants"
+contains "sweep end" "$tmp/err" "sweep: 3 variants simulated"
+DCNAS_PROGRESS_S=0 check "a LACS grid with progress (scored, then no accuracy to rank by)" 2 "$dcnas" scale efficientnet-x-b0 --accel tpu-v3 --mode lacs --no-train --grid "d=1:1.2:0.1,w=1:1.1:0.1,r=1:1.1:0.1" --members 1 --train-members 0 --references none --out "$tmp/lacs-progress"
+contains "grid progress" "$tmp/err" "scoring the grid: 12 of 12 points"
 check "in-range value still works" 0 "$dcnas" models show efficientnet-b0 --batch 2 --resolution 224
 echo "numeric options tested: $tested"
 [ "$tested" -ge 50 ] || { echo "FAIL too few options tested"; fails=$((fails + 1)); }
