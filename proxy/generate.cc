@@ -435,11 +435,10 @@ std::vector<HalvingRungSummary> GenerateHalving(const space::Space& space, const
     HalvingRungSummary r{rungs[k], g.out, Generate(space, g, progress)};
     out.push_back(r);
     if (r.summary.failed > 0 || k + 1 == rungs.size()) break;
-    // Promote by what the rung's file holds (this run's rows and a resumed run's alike).
-    std::map<std::string, std::vector<double>> acc;
-    for (const AccuracyRow& row : ReadAccuracyData(g.out, &space, true).rows) {
-      if (row.recipe == g.recipe) acc[row.encoding].push_back(row.val_accuracy);
-    }
+    // Promote by what the rung's file holds (this run's rows and a resumed run's alike; one
+    // recipe per file, as Generate checks): each network's mean over its seeds.
+    const std::map<std::string, double> acc =
+        MeanAccuracy(ReadAccuracyData(g.out, &space, true), "val_accuracy");
     std::vector<size_t> order(current.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(),
@@ -450,9 +449,7 @@ std::vector<HalvingRungSummary> GenerateHalving(const space::Space& space, const
       if (it == acc.end()) {
         throw InputError(g.out + ": no row of network " + current[i] + " after its rung");
       }
-      double mean = 0.0;
-      for (double v : it->second) mean += v / static_cast<double>(it->second.size());
-      scores.push_back(mean);
+      scores.push_back(it->second);
     }
     std::vector<std::string> next;
     std::vector<size_t> next_index;
