@@ -289,6 +289,8 @@ void ModelSelection::AddOptions(po::options_description& options,
   options.add_options()("model", po::value(&model), "zoo model name (`dcnas models list`)")(
       "graph", po::value(&graph_path),
       "read the layer graph from a JSON file (see models/README.md)")(
+      "onnx", po::value(&onnx_path),
+      "import the model from an ONNX file (at --batch and --dtype; see `dcnas import --help`)")(
       "blocks", po::value(&blocks)->multitoken(),
       "build an EfficientNet-style network from block strings, e.g. r1_k3_s11_e1_i32_o16_se0.25")(
       "width", po::value(&width)->default_value(1.0), "width coefficient for --blocks")(
@@ -311,10 +313,26 @@ models::BuildOptions ModelSelection::BuildOptions() const {
 }
 
 models::Graph ModelSelection::Load() const {
-  const int sources =
-      (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
-  if (sources == 0) throw UsageError("name a model, or give --graph FILE or --blocks STRINGS");
-  if (sources > 1) throw UsageError("give only one of: a model name, --graph, --blocks");
+  const int sources = (model.empty() ? 0 : 1) + (graph_path.empty() ? 0 : 1) +
+                      (onnx_path.empty() ? 0 : 1) + (blocks.empty() ? 0 : 1);
+  if (sources == 0) {
+    throw UsageError("name a model, or give --graph FILE, --onnx FILE or --blocks STRINGS");
+  }
+  if (sources > 1) throw UsageError("give only one of: a model name, --graph, --onnx, --blocks");
+  if (!onnx_path.empty()) {
+    // An ONNX file fixes everything but the batch (and the dtype the simulator assumes).
+    std::vector<std::string> ignored;
+    if (resolution != 0) ignored.emplace_back("--resolution");
+    if (width != 1.0) ignored.emplace_back("--width");
+    if (depth != 1.0) ignored.emplace_back("--depth");
+    if (num_classes != 1000) ignored.emplace_back("--num-classes");
+    if (!ignored.empty()) {
+      throw UsageError("--onnx " + onnx_path + ": " + Join(ignored, ", ") +
+                       " cannot change an ONNX model (its nodes fix them; only --batch and "
+                       "--dtype apply)");
+    }
+    return ImportOnnx(onnx_path, batch, dtype);
+  }
   if (!graph_path.empty()) {
     // A graph file fixes its shapes and dtype: options that would change them are refused.
     std::vector<std::string> ignored;

@@ -63,6 +63,7 @@ void Emit(const std::string& content, const std::string& path);
 struct ModelSelection {
   std::string model;  // zoo name (the positional MODEL argument)
   std::string graph_path;
+  std::string onnx_path;
   std::vector<std::string> blocks;
   double width = 1.0;
   double depth = 1.0;
@@ -81,7 +82,9 @@ struct ModelSelection {
   std::string default_dtype = "fp32";
   // Builds the zoo model, or reads --graph, or builds --blocks (exactly one must be given).
   models::Graph Load() const;
-  bool HasSource() const { return !model.empty() || !graph_path.empty() || !blocks.empty(); }
+  bool HasSource() const {
+    return !model.empty() || !graph_path.empty() || !onnx_path.empty() || !blocks.empty();
+  }
 };
 
 // A progress reporter for long commands: on a terminal, updates rewrite one status line and
@@ -117,6 +120,11 @@ int RunSpace(const Args& args);         // cmd_space.cc
 int RunAccuracyData(const Args& args);  // cmd_accuracy_data.cc
 int RunSearch(const Args& args);        // cmd_search.cc
 int RunScale(const Args& args);         // cmd_scale.cc
+int RunImport(const Args& args);        // cmd_import.cc (ONNX)
+
+// Imports an ONNX file at a batch and dtype (models/onnx); a UsageError when this dcnas was
+// built without ONNX import.
+models::Graph ImportOnnx(const std::string& path, int batch, const std::string& dtype);
 #ifdef DCNAS_WITH_XGBOOST
 int RunSurrogate(const Args& args);  // cmd_surrogate.cc (XGBoost)
 #endif

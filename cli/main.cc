@@ -21,6 +21,8 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"models", "list the model zoo, show per-layer counts, export graphs as JSON",
        dcnas::cli::RunModels},
+      {"import", "import an ONNX model as a layer graph (JSON) for every other command",
+       dcnas::cli::RunImport},
       {"sim", "simulate a model's latency on an accelerator, per layer and block",
        dcnas::cli::RunSim},
       {"roofline", "roofline and FLOPs-vs-latency charts (SVG) for models on accelerators",

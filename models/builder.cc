@@ -179,6 +179,65 @@ int GraphBuilder::Dropout(int x, double rate) {
   return Append(OpKind::kDropout, {x}, a);
 }
 
+namespace {
+OpAttrs TargetAttrs(const Shape& s) {
+  OpAttrs a;
+  a.reshape_n = s.n;
+  a.reshape_h = s.h;
+  a.reshape_w = s.w;
+  a.reshape_c = s.c;
+  return a;
+}
+}  // namespace
+
+int GraphBuilder::ConcatAxis(const std::vector<int>& xs, int axis) {
+  OpAttrs a;
+  a.axis = axis;
+  return Append(OpKind::kConcat, xs, a);
+}
+int GraphBuilder::Reshape4(int x, const Shape& shape) {
+  return Append(OpKind::kReshape, {x}, TargetAttrs(shape));
+}
+int GraphBuilder::MatMul(int a, int b, bool transpose_b) {
+  OpAttrs attrs;
+  attrs.transpose_b = transpose_b;
+  return Append(OpKind::kMatMul, {a, b}, attrs);
+}
+int GraphBuilder::LayerNorm(int x, bool bias) {
+  OpAttrs a;
+  a.bias = bias;
+  return Append(OpKind::kLayerNorm, {x}, a);
+}
+int GraphBuilder::Transpose(int x, const std::array<int, 4>& perm) {
+  OpAttrs a;
+  a.perm = perm;
+  return Append(OpKind::kTranspose, {x}, a);
+}
+int GraphBuilder::Constant(const Shape& shape, bool learned) {
+  OpAttrs a;
+  a.input_type = TensorType{shape, graph_.info().dtype};
+  a.learned = learned;
+  return Append(OpKind::kConstant, {}, a);
+}
+int GraphBuilder::Slice(int x, const Shape& out, const std::array<int64_t, 4>& start,
+                        const std::array<int64_t, 4>& step) {
+  OpAttrs a = TargetAttrs(out);
+  a.start = start;
+  a.step = step;
+  return Append(OpKind::kSlice, {x}, a);
+}
+int GraphBuilder::Pad(int x, Padding padding) {
+  OpAttrs a;
+  a.padding = padding;
+  return Append(OpKind::kPad, {x}, a);
+}
+int GraphBuilder::Expand(int x, const Shape& shape) {
+  return Append(OpKind::kExpand, {x}, TargetAttrs(shape));
+}
+int GraphBuilder::Gather(int table, const Shape& out) {
+  return Append(OpKind::kGather, {table}, TargetAttrs(out));
+}
+
 int GraphBuilder::ConvBn(int x, int64_t out_channels, int kernel, const ConvOptions& options) {
   return BatchNorm(Conv(x, out_channels, kernel, options));
 }

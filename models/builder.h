@@ -68,6 +68,20 @@ class GraphBuilder {
   int Softmax(int x);
   int Dropout(int x, double rate);
 
+  // Tensor ops (models/op.h): any-rank tensors held as [n, h, w, c].
+  int ConcatAxis(const std::vector<int>& xs, int axis);
+  int Reshape4(int x, const Shape& shape);  // may change n
+  int MatMul(int a, int b, bool transpose_b = false);
+  int LayerNorm(int x, bool bias = true);
+  int Transpose(int x, const std::array<int, 4>& perm);
+  // A stored tensor at the graph dtype: learned (parameters) or a folded constant.
+  int Constant(const Shape& shape, bool learned = true);
+  int Slice(int x, const Shape& out, const std::array<int64_t, 4>& start,
+            const std::array<int64_t, 4>& step);
+  int Pad(int x, Padding padding);
+  int Expand(int x, const Shape& shape);
+  int Gather(int table, const Shape& out);
+
   // Conv + BN, and conv + BN + activation.
   int ConvBn(int x, int64_t out_channels, int kernel, const ConvOptions& options);
   int ConvBnAct(int x, int64_t out_channels, int kernel, const ConvOptions& options,

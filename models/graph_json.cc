@@ -48,7 +48,23 @@ void WriteAttr(json& j, std::string_view key, const Op& op) {
   } else if (key == "block_size") {
     j[k] = a.block_size;
   } else if (key == "reshape") {
-    j[k] = {a.reshape_h, a.reshape_w, a.reshape_c};
+    if (op.kind == OpKind::kReshape && a.reshape_n == 0) {
+      j[k] = {a.reshape_h, a.reshape_w, a.reshape_c};
+    } else {
+      j[k] = {a.reshape_n, a.reshape_h, a.reshape_w, a.reshape_c};
+    }
+  } else if (key == "axis") {
+    if (a.axis != 3) j[k] = a.axis;  // c, the default, is left out
+  } else if (key == "perm") {
+    j[k] = a.perm;
+  } else if (key == "start") {
+    j[k] = a.start;
+  } else if (key == "step") {
+    j[k] = a.step;
+  } else if (key == "learned") {
+    j[k] = a.learned;
+  } else if (key == "transpose_b") {
+    j[k] = a.transpose_b;
   } else if (key == "rate") {
     j[k] = a.rate;
   } else if (key == "shape") {
@@ -124,7 +140,8 @@ class Reader {
     }
   }
 
-  void ReadAttr(const json& v, const std::string& key, const std::string& path, OpAttrs& a) const {
+  void ReadAttr(const json& v, const std::string& key, const std::string& path, OpKind kind,
+                OpAttrs& a) const {
     constexpr int64_t kBig = int64_t{1} << 40;
     if (key == "kernel") {
       const auto x = Ints(v, path, 2, 1, 1 << 16);
@@ -162,10 +179,32 @@ class Reader {
     } else if (key == "block_size") {
       a.block_size = static_cast<int>(Int(v, path, 1, 1 << 16));
     } else if (key == "reshape") {
-      const auto x = Ints(v, path, 3, 1, kBig);
-      a.reshape_h = x[0];
-      a.reshape_w = x[1];
-      a.reshape_c = x[2];
+      // [h, w, c] (reshape only: the batch kept) or [n, h, w, c].
+      const bool three = v.is_array() && v.size() == 3;
+      if (three && kind != OpKind::kReshape) Fail(path, "expected [n, h, w, c]");
+      const auto x = Ints(v, path, three ? 3 : 4, 1, kBig);
+      const size_t o = three ? 0 : 1;
+      a.reshape_n = three ? 0 : x[0];
+      a.reshape_h = x[o];
+      a.reshape_w = x[o + 1];
+      a.reshape_c = x[o + 2];
+    } else if (key == "axis") {
+      a.axis = static_cast<int>(Int(v, path, 0, 3));
+    } else if (key == "perm") {
+      const auto x = Ints(v, path, 4, 0, 3);
+      for (size_t i = 0; i < 4; ++i) a.perm[i] = static_cast<int>(x[i]);
+    } else if (key == "start") {
+      const auto x = Ints(v, path, 4, 0, kBig);
+      for (size_t i = 0; i < 4; ++i) a.start[i] = x[i];
+    } else if (key == "step") {
+      const auto x = Ints(v, path, 4, 1, kBig);
+      for (size_t i = 0; i < 4; ++i) a.step[i] = x[i];
+    } else if (key == "learned") {
+      if (!v.is_boolean()) Fail(path, "expected true or false, got " + Quote(v));
+      a.learned = v.get<bool>();
+    } else if (key == "transpose_b") {
+      if (!v.is_boolean()) Fail(path, "expected true or false, got " + Quote(v));
+      a.transpose_b = v.get<bool>();
     } else if (key == "rate") {
       if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
           v.get<double>() >= 1) {
@@ -199,7 +238,16 @@ bool RequiredAttr(OpKind kind, std::string_view key) {
     case OpKind::kActivation:
       return key == "activation";
     case OpKind::kReshape:
+    case OpKind::kSlice:
+    case OpKind::kExpand:
+    case OpKind::kGather:
       return key == "reshape";
+    case OpKind::kTranspose:
+      return key == "perm";
+    case OpKind::kConstant:
+      return key == "shape";
+    case OpKind::kPad:
+      return key == "padding";
     case OpKind::kSpaceToDepth:
     case OpKind::kSpaceToBatch:
     case OpKind::kBatchToSpace:
@@ -357,7 +405,7 @@ Graph GraphFromJson(const json& j, const std::string& source) {
       } else if (key == "stage") {
         op.stage = static_cast<int>(r.Int(value, path, -1, 1 << 20));
       } else if (std::find(kind.attrs.begin(), kind.attrs.end(), key) != kind.attrs.end()) {
-        r.ReadAttr(value, key, path, op.attrs);
+        r.ReadAttr(value, key, path, op.kind, op.attrs);
       } else {
         std::vector<std::string> valid = {"id",    "name",  "kind",        "inputs",
                                           "block", "stage", "output_shape"};

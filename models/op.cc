@@ -98,6 +98,13 @@ std::string OpDetail(const Op& op) {
       return "space_to_batch b" + std::to_string(a.block_size);
     case OpKind::kBatchToSpace:
       return "batch_to_space b" + std::to_string(a.block_size);
+    case OpKind::kTranspose:
+      return "transpose " + std::to_string(a.perm[0]) + std::to_string(a.perm[1]) +
+             std::to_string(a.perm[2]) + std::to_string(a.perm[3]);
+    case OpKind::kConstant:
+      return a.learned ? "parameter" : "constant";
+    case OpKind::kConcat:
+      return a.axis == 3 ? "concat" : "concat axis " + std::to_string(a.axis);
     default:
       return std::string(OpKindName(op.kind));
   }

@@ -5,6 +5,7 @@
 // uses, how its output shape is inferred and how it is counted.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,8 +33,18 @@ enum class OpKind : uint8_t {
   kReshape,         // reshape per image; flatten is reshape to {1,1,H*W*C}
   kSoftmax,         // softmax over channels
   kDropout,         // identity at inference; dropout at training time
+  // Tensor ops for transformers and imported graphs. A tensor of any rank is held as
+  // [n, h, w, c] with its innermost (fastest-varying) axis as c; "batch" dims are n and h.
+  kMatMul,     // batched activation x activation product: [n,h,M,K] x [n',h',K,N] -> [n,h,M,N]
+  kLayerNorm,  // normalisation over c per position, learned scale (and shift when bias)
+  kTranspose,  // permutation of the four axes (a copy: memory traffic)
+  kConstant,   // a stored tensor: learned (parameters) or a folded constant (a mask)
+  kSlice,      // strided window of the input (start, step per axis; output shape given)
+  kPad,        // zero padding of h and w
+  kExpand,     // broadcast of size-1 axes to the given shape
+  kGather,     // rows of a table (a constant) picked by fixed indices; output shape given
 };
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kDropout) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kGather) + 1;
 
 enum class Activation : uint8_t {
   kRelu,
@@ -89,13 +100,26 @@ struct OpAttrs {
   PoolMode pool = PoolMode::kAvg;
   // space_to_depth, space_to_batch, batch_to_space.
   int block_size = 2;
-  // reshape: per-image target shape {h, w, c}.
+  // reshape: per-image target shape {h, w, c}, and the batch axis when reshape_n > 0 (0: keep).
+  // slice, expand, gather: the output shape (all four).
+  int64_t reshape_n = 0;
   int64_t reshape_h = 1;
   int64_t reshape_w = 1;
   int64_t reshape_c = 1;
+  // concat: the axis (0 n, 1 h, 2 w, 3 c).
+  int axis = 3;
+  // transpose: output axis i is input axis perm[i].
+  std::array<int, 4> perm = {0, 1, 2, 3};
+  // slice: first element and step per axis.
+  std::array<int64_t, 4> start = {0, 0, 0, 0};
+  std::array<int64_t, 4> step = {1, 1, 1, 1};
+  // constant: learned (counted as parameters) or not (a mask folded from constants).
+  bool learned = true;
+  // matmul: the second operand is stored [.., N, K] (read transposed, as GEMM kernels can).
+  bool transpose_b = false;
   // dropout rate (training only).
   double rate = 0.0;
-  // input: the input tensor type.
+  // input, constant: the tensor type.
   TensorType input_type;
 
   bool operator==(const OpAttrs&) const = default;

@@ -134,33 +134,55 @@ OpCounts CountActivation(const Op& op, Inputs inputs) {
 }
 
 // --- binary elementwise ------------------------------------------------------------------
-TensorType InferAdd(const Op& op, Inputs inputs) {
-  if (!(inputs[0]->shape == inputs[1]->shape)) Fail(op, inputs, "add needs equal shapes");
-  if (inputs[0]->dtype != inputs[1]->dtype) Fail(op, inputs, "add needs equal dtypes");
-  return *inputs[0];
-}
-TensorType InferMul(const Op& op, Inputs inputs) {
+// Numpy broadcasting over the four axes: each axis equal, or 1 in one operand.
+TensorType InferBroadcast(const Op& op, Inputs inputs, const char* what) {
   const Shape& a = inputs[0]->shape;
   const Shape& b = inputs[1]->shape;
-  if (inputs[0]->dtype != inputs[1]->dtype) Fail(op, inputs, "multiply needs equal dtypes");
-  if (a == b) return *inputs[0];
-  if (a.n == b.n && a.c == b.c && b.h == 1 && b.w == 1) return *inputs[0];
-  if (a.n == b.n && a.c == b.c && a.h == 1 && a.w == 1) return *inputs[1];
-  Fail(op, inputs, "multiply needs equal shapes or a [N,1,1,C] operand broadcast over H and W");
+  if (inputs[0]->dtype != inputs[1]->dtype)
+    Fail(op, inputs, std::string(what) + " needs equal dtypes");
+  auto dim = [&](int64_t x, int64_t y) {
+    if (x == y || y == 1) return x;
+    if (x == 1) return y;
+    Fail(op, inputs,
+         std::string(what) + " needs equal shapes or size-1 axes that broadcast (numpy rules)");
+  };
+  return TensorType{Shape{dim(a.n, b.n), dim(a.h, b.h), dim(a.w, b.w), dim(a.c, b.c)},
+                    inputs[0]->dtype};
 }
+TensorType InferAdd(const Op& op, Inputs inputs) { return InferBroadcast(op, inputs, "add"); }
+TensorType InferMul(const Op& op, Inputs inputs) { return InferBroadcast(op, inputs, "multiply"); }
 OpCounts CountBinary(const Op& op, Inputs inputs) { return Elementwise(op, inputs, 1, 0); }
 
 // --- concat ------------------------------------------------------------------------------
+int64_t& Axis(Shape& s, int axis) {
+  switch (axis) {
+    case 0:
+      return s.n;
+    case 1:
+      return s.h;
+    case 2:
+      return s.w;
+    default:
+      return s.c;
+  }
+}
+int64_t AxisOf(const Shape& s, int axis) { return Axis(const_cast<Shape&>(s), axis); }
+
 TensorType InferConcat(const Op& op, Inputs inputs) {
+  const int axis = op.attrs.axis;
+  if (axis < 0 || axis > 3) Fail(op, inputs, "concat axis must be 0..3 (n, h, w, c)");
   Shape out = inputs[0]->shape;
-  out.c = 0;
+  Axis(out, axis) = 0;
   for (const TensorType* t : inputs) {
-    const Shape& s = t->shape;
-    if (s.n != out.n || s.h != out.h || s.w != out.w) {
-      Fail(op, inputs, "concat needs equal N, H and W");
+    Shape s = t->shape;
+    Shape other = out;
+    Axis(s, axis) = 0;
+    Axis(other, axis) = 0;
+    if (!(s == other)) {
+      Fail(op, inputs, "concat needs equal sizes on every axis but axis " + std::to_string(axis));
     }
     if (t->dtype != inputs[0]->dtype) Fail(op, inputs, "concat needs equal dtypes");
-    out.c += s.c;
+    Axis(out, axis) += AxisOf(t->shape, axis);
   }
   return TensorType{out, inputs[0]->dtype};
 }
@@ -190,16 +212,14 @@ OpCounts CountGlobalPool(const Op& op, Inputs inputs) {
 TensorType InferFullyConnected(const Op& op, Inputs inputs) {
   const Shape& in = inputs[0]->shape;
   CheckPositive(op, inputs, op.attrs.out_channels, "out_channels");
-  if (in.h != 1 || in.w != 1) {
-    Fail(op, inputs, "fully_connected needs a [N,1,1,C] input (global pool or flatten first)");
-  }
-  return TensorType{Shape{in.n, 1, 1, op.attrs.out_channels}, inputs[0]->dtype};
+  // Applied to c at every position (a linear layer on tokens when h or w > 1).
+  return TensorType{Shape{in.n, in.h, in.w, op.attrs.out_channels}, inputs[0]->dtype};
 }
 OpCounts CountFullyConnected(const Op& op, Inputs inputs) {
   const int64_t cin = inputs[0]->shape.c;
   const int64_t cout = op.attrs.out_channels;
   OpCounts c;
-  c.macs = inputs[0]->shape.n * cin * cout;
+  c.macs = inputs[0]->shape.elements() * cout;
   c.params = cin * cout + (op.attrs.bias ? cout : 0);
   c.flops = 2 * c.macs + (op.attrs.bias ? op.out.shape.elements() : 0);
   c.bytes_read_input = inputs[0]->bytes();
@@ -256,14 +276,139 @@ TensorType InferReshape(const Op& op, Inputs inputs) {
   CheckPositive(op, inputs, a.reshape_h, "reshape_h");
   CheckPositive(op, inputs, a.reshape_w, "reshape_w");
   CheckPositive(op, inputs, a.reshape_c, "reshape_c");
-  if (a.reshape_h * a.reshape_w * a.reshape_c != in.per_image()) {
+  if (a.reshape_n < 0) Fail(op, inputs, "reshape_n must not be negative");
+  const Shape out{a.reshape_n > 0 ? a.reshape_n : in.n, a.reshape_h, a.reshape_w, a.reshape_c};
+  if (out.elements() != in.elements()) {
     Fail(op, inputs,
-         "reshape to " + std::to_string(a.reshape_h) + "x" + std::to_string(a.reshape_w) + "x" +
-             std::to_string(a.reshape_c) + " changes the per-image element count " +
-             std::to_string(in.per_image()));
+         "reshape to " + ShapeString(out) + " changes the element count " +
+             std::to_string(in.elements()));
   }
-  return TensorType{Shape{in.n, a.reshape_h, a.reshape_w, a.reshape_c}, inputs[0]->dtype};
+  return TensorType{out, inputs[0]->dtype};
 }
+
+// --- tensor ops (transformers, imported graphs) ---------------------------------------------
+Shape TargetShape(const Op& op, Inputs inputs) {
+  const OpAttrs& a = op.attrs;
+  const Shape s{a.reshape_n, a.reshape_h, a.reshape_w, a.reshape_c};
+  if (s.n <= 0 || s.h <= 0 || s.w <= 0 || s.c <= 0) {
+    Fail(op, inputs, "output shape " + ShapeString(s) + " must have positive dimensions");
+  }
+  return s;
+}
+
+TensorType InferMatMul(const Op& op, Inputs inputs) {
+  const Shape& a = inputs[0]->shape;
+  const Shape& b = inputs[1]->shape;
+  if (inputs[0]->dtype != inputs[1]->dtype) Fail(op, inputs, "matmul needs equal dtypes");
+  const bool t = op.attrs.transpose_b;
+  const int64_t k = t ? b.c : b.w;
+  const int64_t n = t ? b.w : b.c;
+  if (a.c != k) {
+    Fail(op, inputs,
+         "matmul needs the first operand's c (" + std::to_string(a.c) + ") equal to the second's " +
+             (t ? "c" : "w") + " (" + std::to_string(k) + ")");
+  }
+  auto dim = [&](int64_t x, int64_t y) {
+    if (x == y || y == 1) return x;
+    if (x == 1) return y;
+    Fail(op, inputs, "matmul batch axes (n, h) must be equal or 1");
+  };
+  return TensorType{Shape{dim(a.n, b.n), dim(a.h, b.h), a.w, n}, inputs[0]->dtype};
+}
+OpCounts CountMatMul(const Op& op, Inputs inputs) {
+  OpCounts c;
+  c.macs = op.out.shape.elements() * inputs[0]->shape.c;
+  c.flops = 2 * c.macs;
+  c.bytes_read_input = inputs[0]->bytes() + inputs[1]->bytes();
+  c.bytes_written = op.out.bytes();
+  return c;
+}
+
+// Mean and variance over c, normalise, scale (and shift): 8 FLOPs per element.
+OpCounts CountLayerNorm(const Op& op, Inputs inputs) {
+  return Elementwise(op, inputs, 8, (op.attrs.bias ? 2 : 1) * op.out.shape.c);
+}
+
+TensorType InferTranspose(const Op& op, Inputs inputs) {
+  const auto& p = op.attrs.perm;
+  std::array<bool, 4> seen{};
+  for (int v : p) {
+    if (v < 0 || v > 3 || seen[static_cast<size_t>(v)]) {
+      Fail(op, inputs, "perm must be a permutation of 0, 1, 2, 3");
+    }
+    seen[static_cast<size_t>(v)] = true;
+  }
+  const Shape& in = inputs[0]->shape;
+  Shape out;
+  for (int i = 0; i < 4; ++i) Axis(out, i) = AxisOf(in, p[static_cast<size_t>(i)]);
+  return TensorType{out, inputs[0]->dtype};
+}
+
+TensorType InferConstant(const Op& op, Inputs inputs) { return InferInput(op, inputs); }
+OpCounts CountConstant(const Op& op, Inputs) {
+  OpCounts c;
+  c.params = op.attrs.learned ? op.out.shape.elements() : 0;
+  c.bytes_read_weights = op.out.bytes();
+  return c;
+}
+
+TensorType InferSlice(const Op& op, Inputs inputs) {
+  const Shape out = TargetShape(op, inputs);
+  const Shape& in = inputs[0]->shape;
+  for (int i = 0; i < 4; ++i) {
+    const int64_t start = op.attrs.start[static_cast<size_t>(i)];
+    const int64_t step = op.attrs.step[static_cast<size_t>(i)];
+    if (step <= 0) Fail(op, inputs, "slice steps must be positive");
+    if (start < 0 || start + (AxisOf(out, i) - 1) * step >= AxisOf(in, i)) {
+      Fail(op, inputs,
+           "slice of " + std::to_string(AxisOf(out, i)) + " elements from " +
+               std::to_string(start) + " step " + std::to_string(step) + " leaves axis " +
+               std::to_string(i) + " of the input");
+    }
+  }
+  return TensorType{out, inputs[0]->dtype};
+}
+// A copy of what the op outputs: reads as many bytes as it writes.
+OpCounts CountCopyOut(const Op& op, Inputs) {
+  OpCounts c;
+  c.bytes_read_input = op.out.bytes();
+  c.bytes_written = op.out.bytes();
+  return c;
+}
+
+TensorType InferPad(const Op& op, Inputs inputs) {
+  const Padding& p = op.attrs.padding;
+  if (p.same) Fail(op, inputs, "pad needs explicit padding");
+  if (p.top < 0 || p.bottom < 0 || p.left < 0 || p.right < 0) {
+    Fail(op, inputs, "padding must not be negative");
+  }
+  Shape out = inputs[0]->shape;
+  out.h += p.top + p.bottom;
+  out.w += p.left + p.right;
+  return TensorType{out, inputs[0]->dtype};
+}
+
+TensorType InferExpand(const Op& op, Inputs inputs) {
+  const Shape out = TargetShape(op, inputs);
+  const Shape& in = inputs[0]->shape;
+  for (int i = 0; i < 4; ++i) {
+    if (AxisOf(in, i) != AxisOf(out, i) && AxisOf(in, i) != 1) {
+      Fail(op, inputs,
+           "expand to " + ShapeString(out) + " needs axis " + std::to_string(i) +
+               " of size 1 or equal");
+    }
+  }
+  return TensorType{out, inputs[0]->dtype};
+}
+
+TensorType InferGather(const Op& op, Inputs inputs) {
+  const Shape out = TargetShape(op, inputs);
+  if (out.c != inputs[0]->shape.c) {
+    Fail(op, inputs, "gather picks whole rows: the output's c must equal the table's");
+  }
+  return TensorType{out, inputs[0]->dtype};
+}
+
 OpCounts CountSoftmax(const Op& op, Inputs inputs) { return Elementwise(op, inputs, 5, 0); }
 
 const std::vector<OpKindInfo>& Table() {
@@ -281,7 +426,7 @@ const std::vector<OpKindInfo>& Table() {
       {OpKind::kActivation, "activation", 1, 1, {"activation"}, InferSame, CountActivation},
       {OpKind::kAdd, "add", 2, 2, {}, InferAdd, CountBinary},
       {OpKind::kMul, "mul", 2, 2, {}, InferMul, CountBinary},
-      {OpKind::kConcat, "concat", 1, -1, {}, InferConcat, CountMove},
+      {OpKind::kConcat, "concat", 1, -1, {"axis"}, InferConcat, CountMove},
       {OpKind::kPool, "pool", 1, 1, {"pool", "kernel", "stride", "padding"}, InferPool, CountPool},
       {OpKind::kGlobalPool, "global_pool", 1, 1, {"pool"}, InferGlobalPool, CountGlobalPool},
       {OpKind::kFullyConnected,
@@ -297,6 +442,20 @@ const std::vector<OpKindInfo>& Table() {
       {OpKind::kReshape, "reshape", 1, 1, {"reshape"}, InferReshape, CountNothing},
       {OpKind::kSoftmax, "softmax", 1, 1, {}, InferSame, CountSoftmax},
       {OpKind::kDropout, "dropout", 1, 1, {"rate"}, InferSame, CountNothing},
+      {OpKind::kMatMul, "matmul", 2, 2, {"transpose_b"}, InferMatMul, CountMatMul},
+      {OpKind::kLayerNorm, "layer_norm", 1, 1, {"bias"}, InferSame, CountLayerNorm},
+      {OpKind::kTranspose, "transpose", 1, 1, {"perm"}, InferTranspose, CountMove},
+      {OpKind::kConstant,
+       "constant",
+       0,
+       0,
+       {"shape", "dtype", "learned"},
+       InferConstant,
+       CountConstant},
+      {OpKind::kSlice, "slice", 1, 1, {"reshape", "start", "step"}, InferSlice, CountCopyOut},
+      {OpKind::kPad, "pad", 1, 1, {"padding"}, InferPad, CountMove},
+      {OpKind::kExpand, "expand", 1, 1, {"reshape"}, InferExpand, CountMove},
+      {OpKind::kGather, "gather", 1, 1, {"reshape"}, InferGather, CountCopyOut},
   };
   return kTable;
 }

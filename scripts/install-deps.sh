@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev catch2 libbenchmark-dev
   libtorch-dev libopenblas0-pthread dataset-fashion-mnist libxgboost-dev
   openmpi-bin libopenmpi-dev
+  libonnx-dev libprotobuf-dev python3-onnx python3-torch python3-torchvision
 )
 missing=()
 for p in "${packages[@]}"; do

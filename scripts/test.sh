@@ -2,17 +2,19 @@
 # The test command: installs the Debian packages, then runs every CI leg and step and ends with
 # "N passed, M failed" summed over all of them. Exit code 0 only if all pass.
 #
-#   torch     g++, -Dtorch=enabled, -Werror: build, every meson test suite (includes the
-#             installed-binary check, the lint suite, the MPI tests and the slow trainings)
+#   torch     g++, -Dtorch=enabled -Donnx=enabled, -Werror: build, every meson test suite
+#             (includes the installed-binary check, the lint suite, the MPI tests, the slow
+#             trainings and the torchvision ONNX exports, suite onnx_export)
 #   tidy      clang-tidy (.clang-tidy) over the core sources (scripts/clang-tidy.sh), from the
 #             compile_commands.json of a configure-only directory (clang++, -Dtorch=disabled
-#             -Dmpi=enabled -Dwerror=true; nothing is built there). The flags carry -Werror, so
+#             -Dmpi=enabled -Donnx=enabled -Dwerror=true; nothing is built there). The flags carry -Werror, so
 #             a clang warning in a core unit fails it too. A unit whose preprocessed text, flags
 #             and .clang-tidy are those of an earlier clean pass is not tidied again
 #             (TIDY_ALL=1 forces the full pass)
 #   sanitize  the no-torch build: clang++ with ASan+UBSan (-fno-sanitize-recover=all) and
 #             libFuzzer, -Dtorch=disabled -Dmpi=disabled (OpenMPI's own allocations at exit would
-#             read as leaks), -Werror: every meson test suite but lint (unit, relational, golden,
+#             read as leaks) -Donnx=enabled, -Werror: every meson test suite but lint and
+#             onnx_export (the torch leg runs the exports) (unit, relational, golden,
 #             smoke, slow, and the fuzz targets over their regression corpora), then
 #             scripts/fuzz.sh fuzzes each target for FUZZ_SECONDS (10) from its corpus as one
 #             more step: a short campaign per change; scripts/fuzz.sh by hand runs longer ones
@@ -151,13 +153,13 @@ for l in $legs; do
   case "$l" in
     torch)
       leg torch "$prefix-torch" "$(cached "${CXX_TORCH:-g++}")" --buildtype=release \
-        -Dwerror=true -Dtorch=enabled -- "$@"
+        -Dwerror=true -Dtorch=enabled -Donnx=enabled -- "$@"
       ;;
     tidy)
       # Configure only: clang-tidy needs the compile commands, not the objects.
       echo "== leg tidy: clang-tidy over the core, flags of $prefix-tidy"
       if setup "$prefix-tidy" "${CXX_NOTORCH:-clang++}" --buildtype=release -Dwerror=true \
-        -Dtorch=disabled -Dmpi=enabled; then
+        -Dtorch=disabled -Dmpi=enabled -Donnx=enabled; then
         scripts/clang-tidy.sh "$prefix-tidy"
         step_result "clang-tidy" $?
       else
@@ -169,9 +171,10 @@ for l in $legs; do
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
       export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1"
       leg sanitize "$prefix-sanitize" "$(cached "${CXX_NOTORCH:-clang++}")" \
-        --buildtype=debugoptimized -Dwerror=true -Dtorch=disabled -Dmpi=disabled -Dfuzz=enabled \
+        --buildtype=debugoptimized -Dwerror=true -Dtorch=disabled -Dmpi=disabled -Donnx=enabled \
+        -Dfuzz=enabled \
         -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all \
-        -Dcpp_link_args=-fno-sanitize-recover=all -- --no-suite lint "$@"
+        -Dcpp_link_args=-fno-sanitize-recover=all -- --no-suite lint --no-suite onnx_export "$@"
       fuzz_seconds="${FUZZ_SECONDS:-10}"
       if [ -x "$prefix-sanitize/tests/fuzz/fuzz_graph_json" ]; then
         fuzz_start=$SECONDS

@@ -53,6 +53,8 @@ const std::vector<CalibrationField>& CalibrationFields() {
        "vector ops per global-pool input element"},
       {"ops_softmax", &C::ops_softmax, 0, 1000,
        "vector ops per element: softmax (+1 transcendental)"},
+      {"ops_layer_norm", &C::ops_layer_norm, 0, 1000,
+       "vector ops per element: layer norm (two reductions over c, normalise, scale, shift)"},
       {"ops_depthwise_per_mac", &C::ops_depthwise_per_mac, 0, 1000,
        "vector ops per MAC of a vector-unit convolution"},
       {"conv_scale", &C::conv_scale, 1e-3, 1000, "time multiplier: matrix-unit convolutions"},

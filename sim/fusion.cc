@@ -12,6 +12,8 @@ bool IsMatrixClass(OpClass c) {
 // Whether the stack's rules let `op` join a group anchored as `g` as an epilogue.
 bool EpilogueAllowed(const PreparedOp& op, const PlannedGroup& g, const StackProfile& s) {
   const bool chain = g.elementwise_anchor && s.fuse_elementwise_chains;
+  // Attention: the scores' scale, mask and softmax, then the product with V.
+  const bool attention = g.attention_anchor && s.fuse_attention;
   switch (op.kind) {
     case OpKind::kBatchNorm:
       return (g.matrix_anchor && s.fuse_batch_norm) || chain;
@@ -23,6 +25,10 @@ bool EpilogueAllowed(const PreparedOp& op, const PlannedGroup& g, const StackPro
       return (g.matrix_anchor && s.fuse_residual_add) || chain;
     case OpKind::kMul:
     case OpKind::kSoftmax:
+      return chain || (attention && !g.attention_done);
+    case OpKind::kMatMul:
+      return attention && g.attention_softmax && !g.attention_done;
+    case OpKind::kLayerNorm:
     case OpKind::kGlobalPool:
     case OpKind::kPool:
       return chain;
@@ -78,6 +84,8 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
               g.matrix_anchor = true;
               g.elementwise_anchor = false;
             }
+            if (op.kind == OpKind::kSoftmax && g.attention_anchor) g.attention_softmax = true;
+            if (op.kind == OpKind::kMatMul && g.attention_softmax) g.attention_done = true;
             plan.group_of[i] = gi;
             plan.intermediate[i] = op.main_input;
             fused = true;
@@ -90,6 +98,7 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
       g.anchor = static_cast<int>(i);
       g.matrix_anchor = IsMatrixClass(op.cls);
       g.elementwise_anchor = op.cls == OpClass::kElementwise || op.cls == OpClass::kPool;
+      g.attention_anchor = op.kind == OpKind::kMatMul;
       cost::AddToGroup(g.terms, graph, op, w, -1, ctx);
       plan.group_of[i] = static_cast<int>(plan.groups.size());
       plan.groups.push_back(g);

@@ -17,6 +17,9 @@ struct PlannedGroup {
   int anchor = -1;                  // prepared index of the first op
   bool matrix_anchor = false;       // the group contains a conv/fc kernel
   bool elementwise_anchor = false;  // the group is a chain of elementwise/pool ops
+  bool attention_anchor = false;    // the group starts with an activation x activation matmul
+  bool attention_softmax = false;   // ... and has taken its softmax
+  bool attention_done = false;      // ... and the product with V
   cost::GroupTerms terms;
 };
 

@@ -17,6 +17,7 @@ OpClass ClassOf(const models::Op& op, const models::Graph& g) {
     case OpKind::kInput:
     case OpKind::kReshape:
     case OpKind::kDropout:
+    case OpKind::kConstant:
       return OpClass::kView;
     case OpKind::kConv2d: {
       const int64_t cin = g.op(op.inputs[0]).out.shape.c;
@@ -24,6 +25,7 @@ OpClass ClassOf(const models::Op& op, const models::Graph& g) {
       return OpClass::kConv;
     }
     case OpKind::kFullyConnected:
+    case OpKind::kMatMul:
       return OpClass::kFc;
     case OpKind::kBatchNorm:
     case OpKind::kBiasAdd:
@@ -31,6 +33,7 @@ OpClass ClassOf(const models::Op& op, const models::Graph& g) {
     case OpKind::kAdd:
     case OpKind::kMul:
     case OpKind::kSoftmax:
+    case OpKind::kLayerNorm:
       return OpClass::kElementwise;
     case OpKind::kPool:
     case OpKind::kGlobalPool:
@@ -39,6 +42,11 @@ OpClass ClassOf(const models::Op& op, const models::Graph& g) {
     case OpKind::kSpaceToDepth:
     case OpKind::kSpaceToBatch:
     case OpKind::kBatchToSpace:
+    case OpKind::kTranspose:
+    case OpKind::kSlice:
+    case OpKind::kPad:
+    case OpKind::kExpand:
+    case OpKind::kGather:
       return OpClass::kDataMovement;
   }
   return OpClass::kView;
@@ -129,10 +137,19 @@ PreparedGraph Prepare(const models::Graph& graph) {
       po.in_elements = static_cast<double>(in.elements());
     } else if (op.kind == OpKind::kFullyConnected) {
       const auto& in = graph.op(op.inputs[0]).out.shape;
-      po.gemm.m = in.n;
+      po.gemm.m = in.elements() / in.c;
       po.gemm.k = in.c;
       po.gemm.n = op.attrs.out_channels;
       po.gemm.groups = 1;
+    } else if (op.kind == OpKind::kMatMul) {
+      // One GEMM per (n, h) batch entry, [M, K] x [K, N]; both operands are activations.
+      const auto& a = graph.op(op.inputs[0]).out.shape;
+      const auto& out = op.out.shape;
+      po.gemm.m = out.w;
+      po.gemm.k = a.c;
+      po.gemm.n = out.c;
+      po.gemm.groups = out.n * out.h;
+      po.in_elements = static_cast<double>(a.elements());
     } else if (op.kind == OpKind::kPool) {
       po.window = static_cast<double>(op.attrs.kernel_h) * op.attrs.kernel_w;
     }

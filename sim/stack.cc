@@ -34,6 +34,10 @@ void AddOptionalKeys(YAML::Node& root) {
                         {"allreduce_overlap", "0"},
                         {"rematerialize_elementwise", "false"}});
   const YAML::Node& read = root;
+  if (read["fusion"] && read["fusion"].IsMap()) {
+    YAML::Node fusion = root["fusion"];
+    AddMissingKeys(fusion, {{"attention", "false"}});
+  }
   if (!read["alignment"] || !read["alignment"].IsMap()) return;  // required: ParseStack names it
   AddMissingKeys(root["alignment"], {{"fp32", "0"}, {"fp16", "0"}, {"bf16", "0"}, {"int8", "0"}});
 }
@@ -48,6 +52,7 @@ uint64_t Fingerprint(const StackProfile& s) {
                      uint64_t{s.fuse_residual_add},
                      uint64_t{s.fuse_se_multiply},
                      uint64_t{s.fuse_elementwise_chains},
+                     uint64_t{s.fuse_attention},
                      static_cast<uint64_t>(s.max_group_ops),
                      static_cast<uint64_t>(s.depthwise_unit),
                      static_cast<uint64_t>(s.grouped_conv_unit),
@@ -118,6 +123,7 @@ StackProfile ParseStack(YAML::Node root, const std::string& file) {
   s.fuse_residual_add = f.Bool("residual_add");
   s.fuse_se_multiply = f.Bool("se_multiply");
   s.fuse_elementwise_chains = f.Bool("elementwise_chains");
+  s.fuse_attention = f.Bool("attention");
   s.max_group_ops = static_cast<int>(f.Integer("max_group_ops", 1, 1024));
   f.Finish();
   s.depthwise_unit = ParseUnit(r, "depthwise_unit");

@@ -41,8 +41,11 @@ struct StackProfile : cost::KernelRules {
   bool fuse_residual_add = false;
   bool fuse_se_multiply = false;         // SE scale multiply fused into the consuming 1x1 conv
   bool fuse_elementwise_chains = false;  // standalone elementwise ops fuse with each other
-  int max_group_ops = 1;                 // longest fused group
-  std::string layout = "nhwc";           // informational: nhwc or nchw
+  // Attention in one kernel: scores = Q x K^T, its scale and softmax, and the product with V
+  // fuse into one group (the score matrix stays on chip when it fits).
+  bool fuse_attention = false;
+  int max_group_ops = 1;        // longest fused group
+  std::string layout = "nhwc";  // informational: nhwc or nchw
   // Training steps (sim/train_step.h): the fraction of the backward pass under which the
   // gradient all-reduce can run (0: it starts after backward; 1: fully overlapped, bucketed).
   double allreduce_overlap = 0;

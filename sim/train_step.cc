@@ -310,11 +310,16 @@ class Builder {
     switch (op.cls) {
       case OpClass::kView:
         for (int k = 0; k < op.num_inputs; ++k) Contribute(InputOf(op, k).forward_id, g, gb);
+        if (op.kind == OpKind::kConstant && params_[i] > 0) grad_of_[i] = g;  // learned tensor
         return;
       case OpClass::kConv:
       case OpClass::kDepthwise:
       case OpClass::kFc:
-        MatrixBackward(i, g, gb);
+        if (op.kind == OpKind::kMatMul) {
+          MatMulBackward(i, g, gb);
+        } else {
+          MatrixBackward(i, g, gb);
+        }
         return;
       case OpClass::kElementwise:
         ElementwiseBackward(i, g, gb, self);
@@ -428,14 +433,47 @@ class Builder {
     grad_of_[i] = id;
   }
 
+  // Y = A x B per batch entry ([M, K] x [K, N]): dA = dY x B^T ([M, N] x [N, K]) and
+  // dB = A^T x dY ([K, M] x [M, N]), each reading the gradient and the other saved operand.
+  void MatMulBackward(size_t i, int g, double gb) {
+    const PreparedOp& op = f_.ops[i];
+    const models::Op& m = Mop(op);
+    const Gemm& fwd = op.gemm;
+    const FwdInput a = InputOf(op, 0);
+    const FwdInput b = InputOf(op, 1);
+    const Gemm grads[2] = {Gemm{fwd.m, fwd.n, fwd.k, fwd.groups},
+                           Gemm{fwd.k, fwd.m, fwd.n, fwd.groups}};
+    const FwdInput targets[2] = {a, b};
+    const FwdInput others[2] = {b, a};
+    for (int t = 0; t < 2; ++t) {
+      const FwdInput& x = targets[t];
+      if (!requires_grad_[Index(x.forward_id)]) continue;
+      PreparedOp d = op;
+      d.gemm = grads[t];
+      d.macs = static_cast<double>(d.gemm.macs());
+      d.flops = 2.0 * d.macs;
+      d.out_bytes = x.bytes;
+      d.out_elements =
+          static_cast<double>(f_.graph->op(m.inputs[static_cast<size_t>(t)]).out.shape.elements());
+      d.per_image_out_bytes = x.bytes / std::max(1, f_.batch);
+      d.signature = HashMix(op.signature, t == 0 ? 0xa1 : 0xb1);
+      const Saved so = Keep(others[t]);
+      const int id = Add(d, {{g, gb}, so.input}, g, Phase::kBackward,
+                         m.name + (t == 0 ? "/grad_a" : "/grad_b"));
+      Contribute(x.forward_id, id, x.bytes);
+    }
+  }
+
   void ElementwiseBackward(size_t i, int g, double gb, int self) {
     const PreparedOp& op = f_.ops[i];
     const models::Op& m = Mop(op);
     const double e = op.out_elements;
     switch (op.kind) {
-      case OpKind::kBatchNorm: {
+      case OpKind::kBatchNorm:
+      case OpKind::kLayerNorm: {
+        // Layer norm's gradient has the same two passes, its reductions over c.
         const FwdInput x = InputOf(op, 0);
-        PreparedOp b = Elementwise(OpKind::kBatchNorm, e, x.bytes);
+        PreparedOp b = Elementwise(op.kind, e, x.bytes);
         b.extra_vector_ops = kBatchNormGradOps * e;
         b.flops = (2.0 + kBatchNormGradOps) * e;
         // Two passes over dy and x: the reductions, then the input gradient.

@@ -13,6 +13,10 @@ namespace {
 namespace F = ::torch::nn::functional;
 using ::torch::Tensor;
 
+// Values are NCHW tensors; the IR's [n, h, w, c] view of one, and back.
+Tensor ToNhwc(const Tensor& x) { return x.permute({0, 2, 3, 1}); }
+Tensor FromNhwc(const Tensor& x) { return x.permute({0, 3, 1, 2}); }
+
 std::string Describe(const Op& op) {
   return "op '" + op.name + "' (" + std::string(OpKindName(op.kind)) + ", id " +
          std::to_string(op.id) + ")";
@@ -110,6 +114,7 @@ GraphModuleImpl::GraphModuleImpl(const Graph& graph) : graph_(graph) {
   norms_.resize(static_cast<size_t>(n), nullptr);
   linears_.resize(static_cast<size_t>(n), nullptr);
   biases_.resize(static_cast<size_t>(n));
+  weights_.resize(static_cast<size_t>(n));
   ::torch::NoGradGuard no_grad;
   for (const Op& op : graph_.ops()) {
     const auto id = static_cast<size_t>(op.id);
@@ -146,6 +151,22 @@ GraphModuleImpl::GraphModuleImpl(const Graph& graph) : graph_(graph) {
         const double range = 1.0 / std::sqrt(static_cast<double>(a.out_channels));
         linears_[id]->weight.uniform_(-range, range);
         if (a.bias) linears_[id]->bias.zero_();
+        break;
+      }
+      case OpKind::kLayerNorm:
+        weights_[id] = register_parameter(name, ::torch::ones({op.out.shape.c}));
+        if (a.bias)
+          biases_[id] = register_parameter(name + "_shift", ::torch::zeros({op.out.shape.c}));
+        break;
+      case OpKind::kConstant: {
+        // Stored NCHW like every value; learned tensors start as ViT's embeddings do
+        // (normal, std 0.02), folded constants (masks) as zeros.
+        const Shape& s = a.input_type.shape;
+        if (a.learned) {
+          weights_[id] = register_parameter(name, ::torch::randn({s.n, s.c, s.h, s.w}) * 0.02);
+        } else {
+          weights_[id] = register_buffer(name, ::torch::zeros({s.n, s.c, s.h, s.w}));
+        }
         break;
       }
       default:
@@ -191,7 +212,8 @@ Tensor GraphModuleImpl::RunOp(const Op& op, const std::vector<Tensor>& values) {
       std::vector<Tensor> xs;
       xs.reserve(op.inputs.size());
       for (size_t i = 0; i < op.inputs.size(); ++i) xs.push_back(in(i));
-      return ::torch::cat(xs, 1);
+      static constexpr int64_t kNchwAxis[4] = {0, 2, 3, 1};  // IR n, h, w, c
+      return ::torch::cat(xs, kNchwAxis[static_cast<size_t>(a.axis)]);
     }
     case OpKind::kPool: {
       const Tensor& x = in(0);
@@ -225,7 +247,10 @@ Tensor GraphModuleImpl::RunOp(const Op& op, const std::vector<Tensor>& values) {
       return in(0).mean({2, 3}, true);
     case OpKind::kFullyConnected: {
       const Tensor& x = in(0);
-      return linears_[id]->forward(x.flatten(1)).view({x.size(0), a.out_channels, 1, 1});
+      if (x.size(2) == 1 && x.size(3) == 1) {
+        return linears_[id]->forward(x.flatten(1)).view({x.size(0), a.out_channels, 1, 1});
+      }
+      return FromNhwc(linears_[id]->forward(ToNhwc(x)));  // on c at every position
     }
     case OpKind::kSpaceToDepth:
       return SpaceToDepth(in(0), a.block_size);
@@ -237,8 +262,46 @@ Tensor GraphModuleImpl::RunOp(const Op& op, const std::vector<Tensor>& values) {
       // Per-image reshape in the graph's NHWC element order.
       const Tensor& x = in(0);
       return x.permute({0, 2, 3, 1})
-          .reshape({x.size(0), a.reshape_h, a.reshape_w, a.reshape_c})
+          .reshape(
+              {a.reshape_n > 0 ? a.reshape_n : x.size(0), a.reshape_h, a.reshape_w, a.reshape_c})
           .permute({0, 3, 1, 2});
+    }
+    case OpKind::kMatMul: {
+      Tensor b = ToNhwc(in(1));
+      if (a.transpose_b) b = b.transpose(2, 3);
+      return FromNhwc(::torch::matmul(ToNhwc(in(0)), b));
+    }
+    case OpKind::kLayerNorm:
+      return FromNhwc(F::layer_norm(ToNhwc(in(0)), F::LayerNormFuncOptions({op.out.shape.c})
+                                                       .weight(weights_[id])
+                                                       .bias(a.bias ? biases_[id] : Tensor())
+                                                       .eps(1e-6)));
+    case OpKind::kTranspose:
+      return FromNhwc(ToNhwc(in(0)).permute({a.perm[0], a.perm[1], a.perm[2], a.perm[3]}));
+    case OpKind::kConstant:
+      return weights_[id];
+    case OpKind::kSlice: {
+      Tensor x = ToNhwc(in(0));
+      const int64_t out[4] = {a.reshape_n, a.reshape_h, a.reshape_w, a.reshape_c};
+      for (int64_t axis = 0; axis < 4; ++axis) {
+        const auto i = static_cast<size_t>(axis);
+        x = x.slice(axis, a.start[i], a.start[i] + (out[i] - 1) * a.step[i] + 1, a.step[i]);
+      }
+      return FromNhwc(x);
+    }
+    case OpKind::kPad:
+      return F::pad(in(0), F::PadFuncOptions(
+                               {a.padding.left, a.padding.right, a.padding.top, a.padding.bottom}));
+    case OpKind::kExpand:
+      return FromNhwc(ToNhwc(in(0)).expand({a.reshape_n, a.reshape_h, a.reshape_w, a.reshape_c}));
+    case OpKind::kGather: {
+      // Rows of the table; the IR keeps the output's shape, not the exporter's indices, so rows
+      // are taken in turn (the same memory traffic).
+      const Tensor table = ToNhwc(in(0)).reshape({-1, a.reshape_c});
+      const int64_t rows = a.reshape_n * a.reshape_h * a.reshape_w;
+      const Tensor idx = ::torch::arange(rows, ::torch::kLong) % table.size(0);
+      return FromNhwc(table.index_select(0, idx.to(table.device()))
+                          .reshape({a.reshape_n, a.reshape_h, a.reshape_w, a.reshape_c}));
     }
     case OpKind::kSoftmax:
       return ::torch::softmax(in(0), 1);

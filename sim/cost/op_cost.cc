@@ -273,6 +273,9 @@ OpWork ComputeOpWork(const PreparedOp& op, const CostContext& ctx) {
           ops = p.ops_softmax;
           t = 1;
           break;
+        case OpKind::kLayerNorm:
+          ops = p.ops_layer_norm;
+          break;
         default:
           ops = 1;
           break;

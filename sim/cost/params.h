@@ -43,6 +43,7 @@ struct CostParams {
   double ops_pool_per_window_element = 1;
   double ops_global_pool_per_input = 1;
   double ops_softmax = 4;            // plus one transcendental
+  double ops_layer_norm = 8;         // mean, variance, normalise, scale, shift
   double ops_depthwise_per_mac = 1;  // vector-unit convolutions: FMAs per MAC
   // Per-op-class time multipliers (applied to the combined time before overhead).
   double conv_scale = 1.0;

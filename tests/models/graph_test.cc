@@ -55,9 +55,10 @@ TEST_CASE("shape errors name the op, its inputs and the rule", "[graph]") {
   GraphBuilder::ConvOptions grouped;
   grouped.groups = 4;
   CHECK_THROWS_WITH(b.Conv(x, 8, 3, grouped), Catch::Contains("not divisible by groups"));
-  CHECK_THROWS_WITH(b.FullyConnected(x, 10), Catch::Contains("[N,1,1,C]"));
+  // A fully connected layer applies to c at every position (a linear layer on tokens).
+  CHECK(b.type(b.FullyConnected(x, 10)).shape == Shape{1, 8, 8, 10});
   CHECK_THROWS_WITH(b.SpaceToDepth(b.Conv(x, 4, 3, 3), 2), Catch::Contains("not divisible"));
-  CHECK_THROWS_WITH(b.Reshape(x, 2, 2, 2), Catch::Contains("per-image element count"));
+  CHECK_THROWS_WITH(b.Reshape(x, 2, 2, 2), Catch::Contains("changes the element count"));
 }
 
 TEST_CASE("layout ops: space-to-depth, space-to-batch, batch-to-space, concat", "[graph]") {

@@ -71,7 +71,20 @@ TEST_CASE("a graph using every op kind lowers with exact parameters and shapes")
   x = b.GlobalPool(x, PoolMode::kMax);
   x = b.Dropout(x, 0.2);
   x = b.FullyConnected(x, 10);
-  b.Softmax(x);
+  // Tensor ops: tokens [2, 1, 4, 10] through attention-like products, layer norm, a transposed
+  // copy, slices, padding, a broadcast, a gathered table and a concat on the token axis.
+  int t = b.Reshape4(b.Expand(x, Shape{2, 1, 4, 10}), Shape{2, 1, 4, 10});
+  t = b.Add(t, b.Constant(Shape{1, 1, 4, 10}));  // learned position embedding
+  t = b.LayerNorm(t);
+  const int scores = b.MatMul(t, t, true);  // [2, 1, 4, 4]
+  t = b.MatMul(b.Softmax(scores), t);       // [2, 1, 4, 10]
+  t = b.Transpose(t, {0, 2, 1, 3});         // [2, 4, 1, 10]
+  t = b.Slice(t, Shape{2, 2, 1, 10}, {0, 1, 0, 0}, {1, 2, 1, 1});
+  t = b.Pad(t, Padding{false, 1, 1, 0, 0});  // [2, 4, 1, 10]
+  const int table = b.Gather(b.Constant(Shape{1, 1, 3, 10}), Shape{1, 4, 1, 10});
+  t = b.Add(t, b.Constant(Shape{1, 4, 1, 10}, false));            // a folded mask
+  t = b.ConcatAxis({t, b.Expand(table, Shape{2, 4, 1, 10})}, 1);  // [2, 8, 1, 10]
+  b.Softmax(b.FullyConnected(b.GlobalPool(t), 10));
   const Graph g = b.Finish();
   // The test graph covers every op kind.
   std::vector<bool> seen(kNumOpKinds, false);
