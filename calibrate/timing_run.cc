@@ -67,7 +67,9 @@ models::Graph JobGraph(const Job& job, const TimingPlan& plan) {
   }
   models::BuildOptions b = plan.build;
   b.batch = job.batch;
-  models::Graph graph = models::BuiltinModels().Build(job.name, b);
+  const models::ModelRegistry& registry =
+      plan.registry != nullptr ? *plan.registry : models::BuiltinModels();
+  models::Graph graph = registry.Build(job.name, b);
   if (!plan.save_graphs.empty()) {
     std::filesystem::create_directories(plan.save_graphs);
     models::WriteGraphFile(graph, plan.save_graphs + "/" + job.name + "-b" +
@@ -98,7 +100,9 @@ std::string RowNotes(const TimingPlan& plan, const TimedPoint& r) {
 
 TimingRunResult RunTimings(const TimingPlan& plan, const PointTimer& timer,
                            const TimingProgress& progress) {
-  for (const auto& name : plan.models) (void)models::BuiltinModels().Get(name);  // before timing
+  const models::ModelRegistry& registry =
+      plan.registry != nullptr ? *plan.registry : models::BuiltinModels();
+  for (const auto& name : plan.models) (void)registry.Get(name);  // before timing
   const std::vector<Job> jobs = JobsOf(plan);
   Table table(TimingColumns());
   const std::set<std::string> done =

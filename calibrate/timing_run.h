@@ -14,6 +14,7 @@
 #include "calibrate/measurement.h"
 #include "models/builder.h"
 #include "models/graph.h"
+#include "models/registry.h"
 
 namespace dcnas::calibrate {
 
@@ -35,7 +36,9 @@ inline constexpr const char* kHostTimingStack = "libtorch-cpu";
 inline constexpr const char* kHostTimingPrecision = "fp32";
 
 struct TimingPlan {
-  std::vector<std::string> models;  // zoo names, each timed at every batch
+  std::vector<std::string> models;  // registry names, each timed at every batch
+  // Where the names are built (null: the zoo, models::BuiltinModels()).
+  const models::ModelRegistry* registry = nullptr;
   std::vector<int> batches;
   std::vector<std::string> graph_paths;  // layer-graph JSON files, timed as they are
   models::BuildOptions build;            // of the zoo models (the batch is set per point)

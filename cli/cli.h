@@ -125,6 +125,11 @@ int RunImport(const Args& args);        // cmd_import.cc (ONNX)
 // Imports an ONNX file at a batch and dtype (models/onnx); a UsageError when this dcnas was
 // built without ONNX import.
 models::Graph ImportOnnx(const std::string& path, int batch, const std::string& dtype);
+
+// The zoo plus one model per ONNX file, named by the file's stem (family "onnx"), imported at
+// the batch and dtype each use asks for: how compare, roofline, measure and calibrate take
+// imported models by name. A stem that names a zoo model is a UsageError.
+models::ModelRegistry RegistryWithOnnx(const std::vector<std::string>& onnx_paths);
 #ifdef DCNAS_WITH_XGBOOST
 int RunSurrogate(const Args& args);  // cmd_surrogate.cc (XGBoost)
 #endif

@@ -44,6 +44,7 @@ struct CalibrateArgs {
   std::string residuals_path;
   std::vector<std::string> set_items;
   std::string cpu;
+  std::vector<std::string> onnx_paths;
 };
 
 void AddOptions(po::options_description& options, CalibrateArgs& a) {
@@ -55,6 +56,8 @@ void AddOptions(po::options_description& options, CalibrateArgs& a) {
       "precision", po::value(&a.precision)->required(), "fp32, tf32, fp16, bf16 or int8")(
       "measurements", po::value(&a.files)->multitoken()->required(),
       "measurement CSV files (data/measurements/*.csv)")(
+      "onnx", po::value(&a.onnx_paths)->multitoken(),
+      "ONNX files: rows whose model column is a file's stem are simulated on that import")(
       "regime", po::value(&a.regime),
       "large_batch, engine_latency, framework_latency, host_cpu or training (required when the "
       "rows span several; training rows are steps of the global batch over `chips` chips)")(
@@ -124,7 +127,7 @@ void PrintRows(const cal::SelectedRows& rows, const std::string& spec_name,
   if (rows.resolved.usable.empty()) throw InputError("no usable measurement rows");
 }
 
-cal::CalibrationOptions OptionsFrom(const CalibrateArgs& a) {
+cal::CalibrationOptions OptionsFrom(const CalibrateArgs& a, const models::ModelRegistry& registry) {
   cal::CalibrationOptions o;
   o.fit.regularization = a.regularization;
   o.fit.max_evaluations = a.max_evaluations;
@@ -132,17 +135,16 @@ cal::CalibrationOptions OptionsFrom(const CalibrateArgs& a) {
   o.leave_one_family_out = !a.no_cv;
   o.leave_one_device_out = !a.no_cv;
   o.seed = a.seed;
-  o.family_of = [](const cal::Measurement& m) {
-    return models::BuiltinModels().Get(m.model).family;
-  };
+  o.family_of = [&registry](const cal::Measurement& m) { return registry.Get(m.model).family; };
   return o;
 }
 
 // Fits (or with --evaluate, only predicts) and prints the parameters and the error tables.
 cal::CalibrationResult FitAndReport(const CalibrateArgs& a, const cal::SimLatencyModel& model,
                                     const std::vector<cal::Measurement>& rows,
-                                    const std::string& start_name) {
-  const cal::CalibrationOptions options = OptionsFrom(a);
+                                    const std::string& start_name,
+                                    const models::ModelRegistry& registry) {
+  const cal::CalibrationOptions options = OptionsFrom(a, registry);
   if (!a.evaluate.empty()) {
     cal::CalibrationResult result = cal::Evaluate(model, rows, options);
     std::cout << "\nerror of calibration '" << start_name << "' (no fit):\n"
@@ -257,9 +259,9 @@ int RunCalibrate(const Args& args) {
   CheckOutputs(a);
   const cal::PooledChips chips = cal::LoadPooledChips(Split(a.accel, ','), a.set_items);
   const sim::StackProfile stack = sim::LoadStack(a.stack_name);
-  const cal::SelectedRows rows =
-      cal::SelectRows(a.files, {chips.devices, stack.name, a.precision, a.regime, a.where_items},
-                      models::BuiltinModels());
+  const models::ModelRegistry registry = RegistryWithOnnx(a.onnx_paths);
+  const cal::SelectedRows rows = cal::SelectRows(
+      a.files, {chips.devices, stack.name, a.precision, a.regime, a.where_items}, registry);
   PrintRows(rows, Join(chips.SpecNames(), " + "), stack.name, a.precision);
   const std::vector<std::string> fit_fields =
       a.fit_list.empty() ? cal::DefaultFitFields() : Split(a.fit_list, ',');
@@ -267,10 +269,10 @@ int RunCalibrate(const Args& args) {
       !a.evaluate.empty()
           ? sim::LoadCalibration(a.evaluate)
           : (a.from.empty() ? sim::DefaultCalibration() : sim::LoadCalibration(a.from));
-  cal::SimLatencyModel model(chips.specs.front(), stack, start, fit_fields,
-                             models::BuiltinModels());
+  cal::SimLatencyModel model(chips.specs.front(), stack, start, fit_fields, registry);
   for (size_t i = 0; i < chips.specs.size(); ++i) model.AddDevice(chips.devices[i], chips.specs[i]);
-  const cal::CalibrationResult result = FitAndReport(a, model, rows.resolved.usable, start.name);
+  const cal::CalibrationResult result =
+      FitAndReport(a, model, rows.resolved.usable, start.name, registry);
   const std::vector<cal::PredictedRow> final_rows =
       result.Predicted(a.evaluate.empty() ? result.fit.predicted_ms : result.predicted_before_ms);
   PrintResiduals(a, result, final_rows, chips.devices);

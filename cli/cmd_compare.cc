@@ -13,7 +13,8 @@
 namespace dcnas::cli {
 namespace {
 
-study::Lineup LineupFrom(const std::string& families_text, const std::string& pairs_text) {
+study::Lineup LineupFrom(const std::string& families_text, const std::string& pairs_text,
+                         const models::ModelRegistry& registry) {
   if (!pairs_text.empty() && !families_text.empty()) {
     throw UsageError("dcnas compare: --family and --pairs exclude each other (got both)");
   }
@@ -28,7 +29,7 @@ study::Lineup LineupFrom(const std::string& families_text, const std::string& pa
   }
   const auto families = SplitList(families_text);
   if (families.empty()) throw UsageError("dcnas compare: give --family A[,B...] or --pairs");
-  return study::PairFamilyMembers(families, models::BuiltinModels());
+  return study::PairFamilyMembers(families, registry);
 }
 
 void PrintJson(const study::Comparison& cmp, const std::vector<sim::SimSetup>& setups,
@@ -117,12 +118,15 @@ int RunCompare(const Args& args) {
   std::string pairs_text;
   std::string format;
   std::string out;
+  std::vector<std::string> onnx_paths;
   int batch = 128;
   options.add_options()(
       "family", po::value(&families_text),
       "comma-separated families (`dcnas models list`); the first is the baseline")(
       "pairs", po::value(&pairs_text),
       "instead of --family: comma-separated BASELINE:CANDIDATE model pairs")(
+      "onnx", po::value(&onnx_paths)->multitoken(),
+      "ONNX files: each is a model named by its file's stem, for --pairs (family onnx)")(
       "batch", po::value(&batch)->default_value(128), "batch size")(
       "format", po::value(&format)->default_value("text"), "text, json or csv")(
       "out", po::value(&out), "write a latency chart (SVG) here");
@@ -141,7 +145,8 @@ int RunCompare(const Args& args) {
   }
   const Format f = ParseFormat(format);
   if (batch < 1) throw UsageError("--batch must be >= 1");
-  const study::Lineup lineup = LineupFrom(families_text, pairs_text);
+  const models::ModelRegistry registry = RegistryWithOnnx(onnx_paths);
+  const study::Lineup lineup = LineupFrom(families_text, pairs_text, registry);
   const auto accels = SplitList(sim_sel.accel);
   if (accels.empty() || accels.size() > 2) {
     throw UsageError("--accel: give one accelerator, or two to compare them (A,B)");
@@ -151,7 +156,7 @@ int RunCompare(const Args& args) {
   }
   const std::vector<sim::SimSetup> setups = sim_sel.LoadSetups(accels);
   const study::Comparison cmp =
-      study::Compare(lineup, setups, sim_sel.StudyOptions(batch), models::BuiltinModels());
+      study::Compare(lineup, setups, sim_sel.StudyOptions(batch), registry);
   std::string setup_text;
   for (const auto& s : setups) {
     setup_text += (setup_text.empty() ? "" : " and ") + s.spec.name + " / " + s.stack.name + " " +

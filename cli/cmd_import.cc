@@ -1,4 +1,5 @@
 // dcnas import MODEL.onnx [--batch N] [--dtype T] [--name NAME] --out graph.json
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -35,6 +36,36 @@ models::Graph ImportOnnx(const std::string& path, int batch, const std::string& 
                    ": this dcnas was built without ONNX import (apt-get install libonnx-dev, then "
                    "rebuild; meson reports 'ONNX import' under Optional parts)");
 #endif
+}
+
+models::ModelRegistry RegistryWithOnnx(const std::vector<std::string>& onnx_paths) {
+  models::ModelRegistry registry = models::BuiltinModels();
+  for (const std::string& path : onnx_paths) {
+    const std::string name = std::filesystem::path(path).stem().string();
+    if (registry.Contains(name)) {
+      throw UsageError("--onnx " + path + ": its name '" + name +
+                       "' is a model already (rename the file)");
+    }
+    // Imported once here (errors surface before any work), again at each use's batch and dtype.
+    const models::Graph probe = ImportOnnx(path, 1, "fp32");
+    const int native = probe.info().resolution;
+    models::ModelEntry e;
+    e.name = name;
+    e.family = "onnx";
+    e.description = "imported from " + path;
+    e.native_resolution = native;
+    e.build = [path, native](const models::BuildOptions& o) {
+      if (o.resolution != native) {
+        throw InputError("--onnx " + path + ": the file fixes the resolution at " +
+                         std::to_string(native) + " px (asked for " + std::to_string(o.resolution) +
+                         ")");
+      }
+      models::Graph g = ImportOnnx(path, o.batch, std::string(models::DTypeName(o.dtype)));
+      return g;
+    };
+    registry.Register(std::move(e));
+  }
+  return registry;
 }
 
 int RunImport(const Args& args) {

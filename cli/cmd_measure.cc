@@ -1,4 +1,5 @@
 // dcnas measure: times zoo models on this machine's CPU with LibTorch.
+#include <filesystem>
 #include <iostream>
 
 #include "cli/cli.h"
@@ -13,6 +14,7 @@ namespace lt = models::libtorch;
 struct MeasureArgs {
   calibrate::TimingPlan plan;
   std::string batch_text, mode_text;
+  std::vector<std::string> onnx_paths;
   lt::MeasureMode mode = lt::MeasureMode::kInference;
 };
 
@@ -22,6 +24,8 @@ void AddOptions(po::options_description& options, MeasureArgs& a) {
                         "zoo model names (`dcnas models list`)")(
       "graph", po::value(&p.graph_paths)->multitoken(),
       "layer-graph JSON files to time (their own batch and resolution)")(
+      "onnx", po::value(&a.onnx_paths)->multitoken(),
+      "ONNX files to time at every --batch (the model column is the file's stem)")(
       "batch", po::value(&a.batch_text)->default_value("1,8,32"), "batch sizes, comma separated")(
       "resolution", po::value(&p.build.resolution)->default_value(0),
       "input resolution in pixels (0: each model's native one)")(
@@ -63,8 +67,8 @@ void AddOptions(po::options_description& options, MeasureArgs& a) {
 void Complete(MeasureArgs& a) {
   calibrate::TimingPlan& p = a.plan;
   p.batches = ParseBatches(a.batch_text);
-  if (p.models.empty() && p.graph_paths.empty()) {
-    throw UsageError("name at least one model or --graph");
+  if (p.models.empty() && p.graph_paths.empty() && a.onnx_paths.empty()) {
+    throw UsageError("name at least one model, --graph or --onnx");
   }
   if (a.mode_text == "inference") {
     a.mode = lt::MeasureMode::kInference;
@@ -90,7 +94,8 @@ int RunMeasure(const Args& args) {
   positional.add("model", -1);
   po::variables_map vm;
   if (!Parse(args,
-             "dcnas measure MODEL...|--graph g.json... [--threads T] [--batch 1,8,32] "
+             "dcnas measure MODEL...|--graph g.json...|--onnx m.onnx... [--threads T] [--batch "
+             "1,8,32] "
              "[--resolution R] [--repeats K] [--mode inference|train] --out m.csv",
              "Times models with LibTorch on this machine's CPU (fp32): warm-up runs, then K timed\n"
              "runs per (model, batch); reports the median latency and the spread (max - min) in\n"
@@ -101,6 +106,11 @@ int RunMeasure(const Args& args) {
     return 0;
   }
   Complete(a);
+  const models::ModelRegistry registry = RegistryWithOnnx(a.onnx_paths);
+  for (const auto& path : a.onnx_paths) {
+    a.plan.models.push_back(std::filesystem::path(path).stem().string());
+  }
+  a.plan.registry = &registry;
   const calibrate::TimingRunResult result = TimeOnHostCpu(a.plan, a.mode);
   if (a.plan.out.empty()) Emit(result.csv, "");
   return 0;

@@ -129,6 +129,7 @@ int RunRoofline(const Args& args) {
   std::string format;
   std::string out;
   std::string latency_out;
+  std::vector<std::string> onnx_paths;
   int batch = 128;
   int resolution = 0;
   options.add_options()(
@@ -137,8 +138,10 @@ int RunRoofline(const Args& args) {
           ->default_value(
               "efficientnet-b0,efficientnet-b1,efficientnet-b2,efficientnet-b3,efficientnet-b4,"
               "efficientnet-b5,efficientnet-b6,efficientnet-b7,resnet50"),
-      "comma-separated zoo model names")("batch", po::value(&batch)->default_value(128),
-                                         "batch size")(
+      "comma-separated zoo model names (and the stems of --onnx files)")(
+      "onnx", po::value(&onnx_paths)->multitoken(),
+      "ONNX files: each is a model named by its file's stem (resnet50.onnx -> resnet50)")(
+      "batch", po::value(&batch)->default_value(128), "batch size")(
       "resolution", po::value(&resolution)->default_value(0), "input size (0: each model's own)")(
       "format", po::value(&format)->default_value("text"), "table format: text, json or csv")(
       "out", po::value(&out), "write the roofline SVG here")(
@@ -164,7 +167,7 @@ int RunRoofline(const Args& args) {
   if (accels.empty()) throw UsageError("--accel: no accelerator names");
   const std::vector<RooflinePoint> points =
       study::Roofline(model_names, sim_sel.LoadSetups(accels),
-                      sim_sel.StudyOptions(batch, resolution), models::BuiltinModels());
+                      sim_sel.StudyOptions(batch, resolution), RegistryWithOnnx(onnx_paths));
   PrintPoints(points, f, batch);
   if (!out.empty()) {
     Emit(RenderSvg(RooflineChart(points, accels.size(), batch)), out);

@@ -406,11 +406,11 @@ Val Importer::Relayout(const Val& v, const Order& target) {
         static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), src[i]) - sorted.begin());
   }
   std::vector<std::vector<int>> groups;  // in target order; each a run of source ranks
-  for (size_t i = 0; i < rank.size(); ++i) {
-    if (!groups.empty() && groups.back().back() + 1 == rank[i]) {
-      groups.back().push_back(rank[i]);
+  for (const int q : rank) {
+    if (!groups.empty() && groups.back().back() + 1 == q) {
+      groups.back().push_back(q);
     } else {
-      groups.push_back({rank[i]});
+      groups.push_back({q});
     }
   }
   Val out = v;

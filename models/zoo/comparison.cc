@@ -11,6 +11,7 @@ void RegisterComparisonFamilies(ModelRegistry& registry) {
   RegisterResNeSts(registry);
   RegisterRegNets(registry);
   RegisterMobileNets(registry);
+  RegisterTransformers(registry);
   RegisterEfficientNetV2(registry);
 }
 

@@ -28,6 +28,10 @@ void RegisterMobileNets(ModelRegistry& registry);
 // efficientnetv2.cc: EfficientNetV2-S (family "efficientnetv2").
 void RegisterEfficientNetV2(ModelRegistry& registry);
 
+// transformers.cc: ViT-B/16, B/32, L/16, DeiT-Ti/S (family "vit"), Swin-T/S/B ("swin"),
+// ConvNeXt-T/S/B/L ("convnext"), as torchvision builds them.
+void RegisterTransformers(ModelRegistry& registry);
+
 // A RegNet design point (pycls REGNET config keys DEPTH, W0, WA, WM, GROUP_W, SE_R).
 struct RegNetParams {
   int depth = 13;

@@ -463,3 +463,36 @@ TEST_CASE("width_scale gives valid proxy graphs for every comparison model", "[z
 }
 
 }  // namespace dcnas::models
+
+namespace dcnas::models {
+
+TEST_CASE("transformers and ConvNeXt match torchvision's parameter and MAC counts", "[zoo]") {
+  // torchvision 0.14's model tables (parameters exactly; GMACs at 224 px, batch 1), timm's for
+  // DeiT-S and -Ti.
+  const struct {
+    const char* name;
+    int64_t params;
+    double gmacs;
+  } kCases[] = {
+      {"vit-b-16", 86567656, 17.564},      {"vit-b-32", 88224232, 4.409},
+      {"vit-l-16", 304326632, 61.555},     {"deit-s-16", 22050664, 4.599},
+      {"deit-ti-16", 5717416, 1.254},      {"swin-t", 28288354, 4.491},
+      {"swin-s", 49606258, 8.741},         {"swin-b", 87768224, 15.431},
+      {"convnext-tiny", 28589128, 4.456},  {"convnext-small", 50223688, 8.684},
+      {"convnext-base", 88591464, 15.355}, {"convnext-large", 197767336, 34.361},
+  };
+  for (const auto& c : kCases) {
+    INFO(c.name);
+    const Graph g = BuiltinModels().Build(c.name, BuildOptions{});
+    const OpCounts t = CountGraph(g);
+    CHECK(t.params == c.params);
+    CHECK(std::round(static_cast<double>(t.macs) / 1e6) / 1e3 == Approx(c.gmacs).margin(1e-9));
+  }
+  // The batch is the batch: 8 images, 8 x the MACs.
+  BuildOptions eight;
+  eight.batch = 8;
+  CHECK(CountGraph(BuiltinModels().Build("swin-t", eight)).macs ==
+        8 * CountGraph(BuiltinModels().Build("swin-t", BuildOptions{})).macs);
+}
+
+}  // namespace dcnas::models
