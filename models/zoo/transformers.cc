@@ -46,6 +46,16 @@ int Attention(GraphBuilder& b, int x, int heads, BiasFn bias_fn) {
   return b.FullyConnected(out, dim, true);
 }
 
+// A patchify convolution: k x k, stride k, no padding, with bias (ViT's, Swin's and ConvNeXt's
+// stems; ConvNeXt's 2 x 2 downsampling).
+int Patchify(GraphBuilder& b, int x, int64_t out, int k) {
+  GraphBuilder::ConvOptions o;
+  o.stride = k;
+  o.bias = true;
+  o.padding = Padding::Symmetric(0);
+  return b.Conv(x, out, k, o);
+}
+
 int Mlp(GraphBuilder& b, int x, int64_t hidden) {
   const int64_t dim = b.channels(x);
   int h = b.Act(b.FullyConnected(x, hidden, true), Activation::kGelu);
@@ -79,12 +89,7 @@ Graph BuildVit(const std::string& name, VitConfig c, const BuildOptions& options
                      std::to_string(c.patch) + " px patch");
   }
   b.SetScope("stem", 0);
-  int x = b.Input(r, r, options.in_channels);
-  GraphBuilder::ConvOptions patch;
-  patch.stride = c.patch;
-  patch.bias = true;
-  patch.padding = Padding::Symmetric(0);
-  x = b.Conv(x, c.dim, c.patch, patch);  // [N, r/p, r/p, D]
+  int x = Patchify(b, b.Input(r, r, options.in_channels), c.dim, c.patch);  // [N, r/p, r/p, D]
   const int64_t n = options.batch;
   const int64_t t = b.type(x).shape.h * b.type(x).shape.w;
   x = b.Reshape4(x, Shape{n, 1, t, c.dim});
@@ -213,12 +218,7 @@ Graph BuildSwin(const std::string& name, SwinConfig c, const BuildOptions& optio
     throw InputError(name + ": resolution " + std::to_string(r) + " is not a multiple of 32");
   }
   b.SetScope("stem", 0);
-  int x = b.Input(r, r, options.in_channels);
-  GraphBuilder::ConvOptions patch;
-  patch.stride = 4;
-  patch.bias = true;
-  patch.padding = Padding::Symmetric(0);
-  x = b.LayerNorm(b.Conv(x, c.dim, 4, patch));  // [N, r/4, r/4, C]
+  int x = b.LayerNorm(Patchify(b, b.Input(r, r, options.in_channels), c.dim, 4));
   for (int stage = 0; stage < 4; ++stage) {
     if (stage > 0) {
       b.SetScope("features." + std::to_string(2 * stage), stage + 1);
@@ -246,21 +246,12 @@ Graph BuildConvNext(const std::string& name, const ConvNextConfig& c, const Buil
   GraphBuilder b(name, options);
   const int r = options.resolution;
   b.SetScope("stem", 0);
-  int x = b.Input(r, r, options.in_channels);
-  GraphBuilder::ConvOptions patch;
-  patch.stride = 4;
-  patch.bias = true;
-  patch.padding = Padding::Symmetric(0);
-  x = b.LayerNorm(b.Conv(x, c.dims[0], 4, patch));
+  int x = b.LayerNorm(Patchify(b, b.Input(r, r, options.in_channels), c.dims[0], 4));
   for (int stage = 0; stage < 4; ++stage) {
     const int64_t dim = c.dims[stage];
     if (stage > 0) {
       b.SetScope("features." + std::to_string(2 * stage), stage + 1);
-      GraphBuilder::ConvOptions down;
-      down.stride = 2;
-      down.bias = true;
-      down.padding = Padding::Symmetric(0);
-      x = b.Conv(b.LayerNorm(x), dim, 2, down);
+      x = Patchify(b, b.LayerNorm(x), dim, 2);
     }
     for (int i = 0; i < c.depths[stage]; ++i) {
       b.SetScope("features." + std::to_string(2 * stage + 1) + "." + std::to_string(i), stage + 1);
