@@ -21,8 +21,9 @@ bool EpilogueAllowed(const PreparedOp& op, const PlannedGroup& g, const StackPro
       return (g.matrix_anchor && s.fuse_bias) || chain;
     case OpKind::kActivation:
       return (g.matrix_anchor && s.FusesActivation(op.activation)) || chain;
-    case OpKind::kAdd:
-      return (g.matrix_anchor && s.fuse_residual_add) || chain;
+    case OpKind::kAdd:  // a residual add, or an attention bias or mask
+      return (g.matrix_anchor && s.fuse_residual_add) || chain ||
+             (attention && !g.attention_softmax);
     case OpKind::kMul:
     case OpKind::kSoftmax:
       return chain || (attention && !g.attention_done);
@@ -69,7 +70,11 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
                                  producer.kind == OpKind::kMul && producer.broadcast_mul &&
                                  g.terms.num_ops == 1;
         const bool epilogue = EpilogueAllowed(op, g, stack);
-        if (acyclic && (epilogue || se_prologue) && g.terms.num_ops < stack.max_group_ops) {
+        // A fused attention kernel is the library's own (flash attention, TensorRT's MHA), not
+        // a generic fusion: the group-size limit does not apply to it.
+        const bool attention_kernel = g.attention_anchor && stack.fuse_attention;
+        if (acyclic && (epilogue || se_prologue) &&
+            (g.terms.num_ops < stack.max_group_ops || attention_kernel)) {
           cost::GroupTerms alone;
           cost::AddToGroup(alone, graph, op, w, -1, ctx);
           cost::GroupTerms merged = g.terms;

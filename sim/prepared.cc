@@ -114,6 +114,8 @@ PreparedGraph Prepare(const models::Graph& graph) {
       if (t.shape == op.out.shape && po.main_input < 0) po.main_input = in;
     }
     if (po.main_input < 0 && !op.inputs.empty()) po.main_input = op.inputs[0];
+    // A product's main input is its first operand (the scores of attention's x V).
+    if (op.kind == OpKind::kMatMul) po.main_input = op.inputs[0];
     if (!op.inputs.empty()) {
       po.in_elements = static_cast<double>(graph.op(po.main_input).out.shape.elements());
     }

@@ -17,8 +17,8 @@
 namespace dcnas::models::zoo {
 namespace {
 
-// Multi-head self-attention over tokens x = [B, 1, T, D] (B may hold windows): the fused qkv
-// projection, per-head scaled scores, an optional additive bias (relative positions, the
+// Multi-head self-attention over tokens x = [B, 1, T, D] (B may hold windows): the q, k, v
+// projections, per-head scaled scores, an optional additive bias (relative positions, the
 // shifted-window mask) added by `bias_fn`, softmax, the product with V and the output
 // projection.
 template <typename BiasFn>
@@ -28,9 +28,10 @@ int Attention(GraphBuilder& b, int x, int heads, BiasFn bias_fn) {
   const int64_t tokens = s.w;
   const int64_t dim = s.c;
   const int64_t d = dim / heads;
-  const int qkv = b.FullyConnected(x, 3 * dim, true);
-  auto head = [&](int part) {
-    const int p = b.Slice(qkv, Shape{batch, 1, tokens, dim}, {0, 0, 0, part * dim}, {1, 1, 1, 1});
+  // Q, K and V as three projections (the parameters and MACs of the fused 3D-wide one, and no
+  // slicing copies: a fused qkv is split by strided views in the frameworks).
+  auto head = [&](int) {
+    const int p = b.FullyConnected(x, dim, true);
     const int r = b.Reshape4(p, Shape{batch, tokens, heads, d});
     return b.Transpose(r, {0, 2, 1, 3});  // [B, heads, T, d]
   };

@@ -159,7 +159,9 @@ MatrixPath ChooseMatrixPath(const PreparedOp& op, const CostContext& ctx) {
   if (op.cls == OpClass::kConv && op.gemm.groups > 1) {
     on_matrix = on_matrix && rules.grouped_conv_unit == ExecUnit::kMatrix;
   }
-  if (on_matrix && rules.unaligned == UnalignedPolicy::kFallback &&
+  // Batched activation products (attention) stay on the matrix unit when unaligned: the GEMM
+  // library pads them (cuBLAS on tensor cores), where a convolution library falls back.
+  if (on_matrix && rules.unaligned == UnalignedPolicy::kFallback && op.kind != OpKind::kMatMul &&
       Unaligned(GroupMapped(op, rules).gemm, ctx)) {
     on_matrix = false;
   }

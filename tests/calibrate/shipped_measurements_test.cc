@@ -27,9 +27,11 @@ namespace dcnas::calibrate {
 namespace {
 
 // Not imported measurements: dcnas's own CPU timings (host-cpu.csv, written by `dcnas measure`)
-// and GPU timings (own_h200.csv, written by scripts/measure_timm_gpu.py), checked separately
-// below. The importer's bookkeeping lives in measurements/bookkeeping/.
-const std::set<std::string> kNotImported = {"host-cpu.csv", "own_h200.csv"};
+// and GPU timings (own_h200.csv, written by scripts/measure_timm_gpu.py), and the transformer
+// rows (timm_transformers.csv, scripts/import_transformer_rows.py), checked separately below.
+// The importer's bookkeeping lives in measurements/bookkeeping/.
+const std::set<std::string> kNotImported = {"host-cpu.csv", "own_h200.csv",
+                                            "timm_transformers.csv"};
 
 std::vector<std::string> MeasurementFiles() {
   std::vector<std::string> files;
@@ -184,6 +186,21 @@ TEST_CASE("the model map names only zoo models", "[calibrate][golden]") {
     } else {
       CHECK(f[2].empty());
     }
+  }
+}
+
+TEST_CASE("the transformer rows are zoo transformers on the profiles' conditions",
+          "[calibrate][golden]") {
+  const auto rows =
+      LoadMeasurements(DataPath("measurements/timm_transformers.csv"), RealVocabulary());
+  CHECK(rows.size() == 48);
+  const std::set<std::string> families = {"vit", "swin", "convnext"};
+  for (const Measurement& m : rows) {
+    INFO(m.model << " " << m.device);
+    CHECK(families.count(models::BuiltinModels().Get(m.model).family) == 1);
+    CHECK((m.device == "rtx-3090" || m.device == "rtx-4090"));
+    CHECK(m.stack == "pytorch-eager");
+    CHECK(m.regime == "large_batch");
   }
 }
 

@@ -183,3 +183,41 @@ TEST_CASE("fusion: the SE prologue needs the multiply alone in its group") {
 
 }  // namespace
 }  // namespace dcnas::sim
+
+namespace dcnas::sim {
+namespace {
+
+TEST_CASE("fusion: attention is one kernel where the stack fuses it, and five where it does not") {
+  // q x k^T, a bias, the softmax, x v, then a projection that must stay apart.
+  models::GraphInfo info;
+  info.model = "attention";
+  info.batch = 8;
+  info.dtype = DType::kBf16;
+  models::GraphBuilder b(info);
+  const int x = b.Input(1, 64, 96);
+  const int q = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
+  const int k = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
+  const int v = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
+  const int scores = b.MatMul(q, k, true);
+  const int biased = b.Add(scores, b.Constant(models::Shape{1, 4, 64, 64}));
+  const int attn = b.Softmax(biased);
+  const int out = b.MatMul(attn, v);
+  const int proj = b.FullyConnected(b.Reshape4(out, models::Shape{8, 1, 64, 96}), 96);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  StackProfile stack = testing::FusingTestStack();
+  stack.max_group_ops = 1;  // no generic fusion at all (an eager stack)
+  stack.fuse_attention = true;
+  const FusionPlan fused = Plan(p, stack);
+  for (int id : {biased, attn, out}) CHECK(GroupOf(fused, p, id) == GroupOf(fused, p, scores));
+  CHECK(GroupOf(fused, p, proj) != GroupOf(fused, p, scores));
+  // The T x T scores and probabilities stay on chip.
+  CHECK(fused.intermediate[static_cast<size_t>(p.position[static_cast<size_t>(attn)])] == biased);
+  stack.fuse_attention = false;
+  const FusionPlan apart = Plan(p, stack);
+  CHECK(GroupOf(apart, p, attn) != GroupOf(apart, p, scores));
+  CHECK(GroupOf(apart, p, out) != GroupOf(apart, p, attn));
+}
+
+}  // namespace
+}  // namespace dcnas::sim
