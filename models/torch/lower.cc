@@ -261,9 +261,9 @@ Tensor GraphModuleImpl::RunOp(const Op& op, const std::vector<Tensor>& values) {
     case OpKind::kReshape: {
       // Per-image reshape in the graph's NHWC element order.
       const Tensor& x = in(0);
+      // A reshape that changes n (tokens, windows) scales with the batch actually run.
       return x.permute({0, 2, 3, 1})
-          .reshape(
-              {a.reshape_n > 0 ? a.reshape_n : x.size(0), a.reshape_h, a.reshape_w, a.reshape_c})
+          .reshape({a.reshape_n > 0 ? -1 : x.size(0), a.reshape_h, a.reshape_w, a.reshape_c})
           .permute({0, 3, 1, 2});
     }
     case OpKind::kMatMul: {
@@ -282,7 +282,11 @@ Tensor GraphModuleImpl::RunOp(const Op& op, const std::vector<Tensor>& values) {
       return weights_[id];
     case OpKind::kSlice: {
       Tensor x = ToNhwc(in(0));
-      const int64_t out[4] = {a.reshape_n, a.reshape_h, a.reshape_w, a.reshape_c};
+      // A whole batch axis is the batch actually run.
+      const bool whole_n =
+          a.reshape_n == graph_.op(op.inputs[0]).out.shape.n && a.start[0] == 0 && a.step[0] == 1;
+      const int64_t out[4] = {whole_n ? x.size(0) : a.reshape_n, a.reshape_h, a.reshape_w,
+                              a.reshape_c};
       for (int64_t axis = 0; axis < 4; ++axis) {
         const auto i = static_cast<size_t>(axis);
         x = x.slice(axis, a.start[i], a.start[i] + (out[i] - 1) * a.step[i] + 1, a.step[i]);
@@ -292,8 +296,11 @@ Tensor GraphModuleImpl::RunOp(const Op& op, const std::vector<Tensor>& values) {
     case OpKind::kPad:
       return F::pad(in(0), F::PadFuncOptions(
                                {a.padding.left, a.padding.right, a.padding.top, a.padding.bottom}));
-    case OpKind::kExpand:
-      return FromNhwc(ToNhwc(in(0)).expand({a.reshape_n, a.reshape_h, a.reshape_w, a.reshape_c}));
+    case OpKind::kExpand: {
+      // An expansion to the graph's batch is one to the batch actually run.
+      const int64_t n = a.reshape_n == graph_.info().batch ? run_batch_ : a.reshape_n;
+      return FromNhwc(ToNhwc(in(0)).expand({n, a.reshape_h, a.reshape_w, a.reshape_c}));
+    }
     case OpKind::kGather: {
       // Rows of the table; the IR keeps the output's shape, not the exporter's indices, so rows
       // are taken in turn (the same memory traffic).
@@ -318,6 +325,7 @@ std::vector<Tensor> GraphModuleImpl::Run(const Tensor& input, int stop_id, bool 
                      std::to_string(s.c) + " channels, got sizes " +
                      std::string(::c10::str(input.sizes())));
   }
+  run_batch_ = input.size(0);
   std::vector<Tensor> values(static_cast<size_t>(graph_.size()));
   for (size_t p = 0; p < order_.size(); ++p) {
     const Op& op = graph_.op(order_[p]);

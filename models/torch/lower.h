@@ -56,8 +56,10 @@ class GraphModuleImpl : public ::torch::nn::Module {
   std::vector<::torch::nn::Conv2d> convs_;
   std::vector<::torch::nn::BatchNorm2d> norms_;
   std::vector<::torch::nn::Linear> linears_;
-  std::vector<::torch::Tensor> biases_;   // bias_add; layer norm's shift
-  std::vector<::torch::Tensor> weights_;  // layer norm's scale; a constant's tensor (NCHW)
+  std::vector<::torch::Tensor> biases_;  // bias_add; layer norm's shift
+  std::vector<::torch::Tensor> weights_;
+  int64_t run_batch_ = 0;  // the batch of the run in progress (Run)  // layer norm's scale; a
+                           // constant's tensor (NCHW)
 };
 TORCH_MODULE(GraphModule);
 

@@ -225,4 +225,20 @@ TEST_CASE("SetThreads sizes OpenBLAS's own thread pool too") {
 }
 
 }  // namespace
+TEST_CASE("transformers lowered at one batch run at another (training's last batch, evaluation)") {
+  for (const std::string name : {"vit-b-16", "swin-t", "convnext-tiny"}) {
+    INFO(name);
+    BuildOptions o;
+    o.resolution = 64;
+    o.batch = 4;
+    o.width_scale = 0.25;
+    o.num_classes = 10;
+    GraphModule module(BuiltinModels().Build(name, o));
+    module->eval();
+    ::torch::NoGradGuard no_grad;
+    CHECK(module->forward(::torch::randn({3, 3, 64, 64})).sizes().vec() ==
+          std::vector<int64_t>{3, 10, 1, 1});
+  }
+}
+
 }  // namespace dcnas::models::libtorch
