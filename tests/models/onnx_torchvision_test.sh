@@ -72,4 +72,23 @@ sys.exit(0 if abs(a - z) <= 0.01 * z else 1)" "$tmp/a.json" "$tmp/z.json"; then
     fi
   done
 done
+# Imported files as models by their stem: compare, roofline, calibrate rows, measure.
+check "compare: a stem that is a zoo name" 2 "$dcnas" compare --onnx "$tmp/resnet50.onnx" \
+  --pairs resnet50:resnet50 --accel tpu-v3
+contains "compare names the clash" "$tmp/err" "'resnet50' is a model already"
+check "compare --onnx" 0 "$dcnas" compare --onnx "$tmp/vit_b_16.onnx" --pairs vit-b-16:vit_b_16 \
+  --accel tpu-v3 --batch 8
+contains "compare pairs the import with the zoo" "$tmp/out" "vit-b-16:vit_b_16"
+check "roofline --onnx" 0 "$dcnas" roofline --onnx "$tmp/swin_t.onnx" --models swin_t,swin-t \
+  --accel tpu-v3 --batch 8
+contains "roofline lists the import" "$tmp/out" "^swin_t "
+src="${DCNAS_SOURCE_ROOT:?}/data/measurements/timm_transformers.csv"
+{ head -1 "$src"; grep "^swin-t,rtx-3090" "$src" | sed 's/^swin-t,/swin_t,/'; } >"$tmp/rows.csv"
+check "calibrate --onnx: rows naming the file" 0 "$dcnas" calibrate --onnx "$tmp/swin_t.onnx" \
+  --accel rtx-3090 --stack pytorch-eager --precision fp16 --measurements "$tmp/rows.csv" \
+  --regime large_batch --evaluate rtx-3090-pytorch-eager-fp16
+contains "calibrate evaluated the imported row" "$tmp/out" "swin_t b1024 r224"
+check "measure --onnx" 0 "$dcnas" measure --onnx "$tmp/swin_t.onnx" --batch 1 --repeats 1 \
+  --warmup 0 --out "$tmp/m.csv"
+contains "measure's model column is the stem" "$tmp/m.csv" "^swin_t,host-cpu"
 smoke_finish
