@@ -186,6 +186,11 @@ class Importer {
   }
 
   Array TensorArray(const onnx::TensorProto& t) const;
+  NodeAttrs AttrsOf(const onnx::NodeProto& n) const;
+  // Output dims of a shape-only op (Unsqueeze, Squeeze, Flatten) on a tensor of dims `in`.
+  Dims ShapeOpDims(const onnx::NodeProto& n, const Dims& in);
+  // A value_info or graph output's declared shape against the computed dims.
+  void CheckDeclared(const onnx::ValueInfoProto& declared, const Dims& dims);
 
   // --- IR emission ---------------------------------------------------------------------------
   int Emit(OpKind kind, std::vector<int> inputs, OpAttrs attrs, const std::string& suffix = "");
@@ -328,6 +333,40 @@ Array Importer::TensorArray(const onnx::TensorProto& t) const {
            ", which constant folding does not read");
   }
   return a;
+}
+
+NodeAttrs Importer::AttrsOf(const onnx::NodeProto& n) const {
+  NodeAttrs at;
+  at.has = [this, &n](const char* k) { return Attr(n, k) != nullptr; };
+  at.i = [this, &n](const char* k, int64_t d) { return AttrI(n, k, d); };
+  at.f = [this, &n](const char* k, double d) { return AttrF(n, k, d); };
+  at.ints = [this, &n](const char* k) { return AttrInts(n, k); };
+  return at;
+}
+
+Dims Importer::ShapeOpDims(const onnx::NodeProto& n, const Dims& in) {
+  Array shape_only;
+  shape_only.dims = in;
+  shape_only.v.assign(static_cast<size_t>(Elements(in)), 0.0);
+  std::vector<const Array*> ins = {&shape_only};
+  if (n.input_size() > 1 && !n.input(1).empty()) ins.push_back(&ConstIn(n, 1, "the axes"));
+  return Evaluate(n.op_type(), ins, AttrsOf(n), source_ + ": " + where_).dims;
+}
+
+void Importer::CheckDeclared(const onnx::ValueInfoProto& declared, const Dims& dims) {
+  if (!declared.type().has_tensor_type() || !declared.type().tensor_type().has_shape()) return;
+  const auto& shape = declared.type().tensor_type().shape();
+  Need(shape.dim_size() == static_cast<int>(dims.size()),
+       "is declared with rank " + std::to_string(shape.dim_size()) + " but computes " +
+           DimsText(dims) + " (a shape contradiction)");
+  for (int i = 1; i < shape.dim_size(); ++i) {  // axis 0 is the batch
+    const auto& d = shape.dim(i);
+    if (d.has_dim_value() && d.dim_value() > 0) {
+      Need(d.dim_value() == dims[static_cast<size_t>(i)],
+           "is declared " + std::to_string(d.dim_value()) + " on axis " + std::to_string(i) +
+               " but computes " + DimsText(dims) + " (a shape contradiction)");
+    }
+  }
 }
 
 // --- IR emission -------------------------------------------------------------------------------
@@ -613,6 +652,16 @@ Importer::Broadcast Importer::BroadcastViews(const Dims& out, const Order& phys,
   return b;
 }
 
+// v with size-1 axes in front up to `rank`, stored before the others (a view).
+Val Extended(const Val& v, size_t rank) {
+  const size_t k = rank - v.dims.size();
+  Val e = v;
+  e.dims.insert(e.dims.begin(), k, 1);
+  e.phys = Iota(k);
+  for (int axis : v.phys) e.phys.push_back(axis + static_cast<int>(k));
+  return e;
+}
+
 // --- patterns ----------------------------------------------------------------------------------
 
 int Importer::SoleConsumer(const std::string& value) const {
@@ -780,18 +829,7 @@ Val Importer::ParamAlias(const onnx::NodeProto& n) {
     out.dims = ReshapeDims(p.dims, ConstIn(n, 1, "the shape").Ints(where_),
                            AttrI(n, "allowzero", 0) != 0, source_ + ": " + where_);
   } else if (op == "Unsqueeze" || op == "Squeeze" || op == "Flatten") {
-    std::vector<const Array*> ins;
-    Array shape_only;
-    shape_only.dims = p.dims;
-    shape_only.v.assign(static_cast<size_t>(Elements(p.dims)), 0.0);
-    ins.push_back(&shape_only);
-    if (n.input_size() > 1 && !n.input(1).empty()) ins.push_back(&ConstIn(n, 1, "the axes"));
-    NodeAttrs at;
-    at.has = [&](const char* k) { return Attr(n, k) != nullptr; };
-    at.i = [&](const char* k, int64_t d) { return AttrI(n, k, d); };
-    at.f = [&](const char* k, double d) { return AttrF(n, k, d); };
-    at.ints = [&](const char* k) { return AttrInts(n, k); };
-    out.dims = Evaluate(op, ins, at, source_ + ": " + where_).dims;
+    out.dims = ShapeOpDims(n, p.dims);
   }
   // Identity and Cast keep the dims; Identity names a new parameter (an exporter's alias of a
   // shared initializer is a parameter of its own).
@@ -908,11 +946,9 @@ void Importer::MapBinary(const onnx::NodeProto& n) {
   Need(main != nullptr, "no runtime operand");
   const Val& side = main == &a ? b : a;
   const std::string& side_name = main == &a ? n.input(1) : n.input(0);
-  // The main operand's storage order, over the output's rank.
-  const size_t k = out.size() - main->dims.size();
-  Order phys = Iota(k);
-  for (int axis : main->phys) phys.push_back(axis + static_cast<int>(k));
-  Val m = *main;
+  // The main operand, and its storage order, over the output's rank.
+  const Val mm = Extended(*main, out.size());
+  const Order& phys = mm.phys;
   // A learned vector along the stored-innermost axis added: a bias.
   if (op == "Add" && side.kind == VK::kParam && main->dims == out) {
     const int inner = phys.back();
@@ -926,7 +962,7 @@ void Importer::MapBinary(const onnx::NodeProto& n) {
       if (static_cast<int>(i) != inner && ext[i] != 1) along_inner = false;
     }
     if (along_inner) {
-      const int ir = Emit(OpKind::kBiasAdd, {ViewAs(m.ir, Fold(StoredDims(m)))}, {});
+      const int ir = Emit(OpKind::kBiasAdd, {ViewAs(main->ir, Fold(StoredDims(*main)))}, {});
       Set(n, 0, MakeRuntime(ir, out, main->phys));
       return;
     }
@@ -937,24 +973,7 @@ void Importer::MapBinary(const onnx::NodeProto& n) {
   if (s.kind != VK::kRuntime) {
     s = Runtime(s, side_name);
   }
-  {
-    const size_t ks = out.size() - s.dims.size();
-    Dims sd(ks, 1);
-    sd.insert(sd.end(), s.dims.begin(), s.dims.end());
-    Order sp = Iota(ks);
-    for (int axis : s.phys) sp.push_back(axis + static_cast<int>(ks));
-    Val ext = s;
-    ext.dims = sd;
-    ext.phys = sp;
-    s = Relayout(ext, phys);
-  }
-  Val mm = m;
-  {
-    Dims md = m.dims;
-    md.insert(md.begin(), k, 1);
-    mm.dims = md;
-    mm.phys = phys;
-  }
+  s = Relayout(Extended(s, out.size()), phys);
   // Up to rank 4 the folded shapes line up axis by axis; beyond, axes merge by pattern.
   Broadcast views;
   if (out.size() <= 4) {
@@ -1226,12 +1245,8 @@ void Importer::MapExpand(const onnx::NodeProto& n) {
     Set(n, 0, x);
     return;
   }
-  Val v = Runtime(x, n.input(0));
-  const size_t k = out.size() - v.dims.size();
-  Order phys = Iota(k);
-  for (int axis : v.phys) phys.push_back(axis + static_cast<int>(k));
-  v.dims.insert(v.dims.begin(), k, 1);
-  v.phys = phys;
+  const Val v = Extended(Runtime(x, n.input(0)), out.size());
+  const Order& phys = v.phys;
   Broadcast views;
   if (out.size() <= 4) {
     Val o = v;
@@ -1301,11 +1316,7 @@ void Importer::MapNode(int index) {
   const std::string& op = n.op_type();
   where_ = "node " + std::to_string(index) + " '" + n.name() + "' (" + op + ")";
   block_ = BlockOf(n.name());
-  NodeAttrs at;
-  at.has = [&](const char* k) { return Attr(n, k) != nullptr; };
-  at.i = [&](const char* k, int64_t d) { return AttrI(n, k, d); };
-  at.f = [&](const char* k, double d) { return AttrF(n, k, d); };
-  at.ints = [&](const char* k) { return AttrInts(n, k); };
+  NodeAttrs at = AttrsOf(n);
   const std::string where = source_ + ": " + where_;
 
   if (op == "Constant") {
@@ -1531,12 +1542,7 @@ void Importer::MapNode(int index) {
       dims = ReshapeDims(x.dims, ConstIn(n, 1, "the shape").Ints(where),
                          AttrI(n, "allowzero", 0) != 0, where);
     } else {
-      Array shape_only;
-      shape_only.dims = x.dims;
-      shape_only.v.assign(static_cast<size_t>(Elements(x.dims)), 0.0);
-      std::vector<const Array*> ins = {&shape_only};
-      if (n.input_size() > 1 && !n.input(1).empty()) ins.push_back(&ConstIn(n, 1, "the axes"));
-      dims = Evaluate(op, ins, at, where).dims;
+      dims = ShapeOpDims(n, x.dims);
     }
     Set(n, 0, Reshaped(Runtime(x, n.input(0)), dims));
     return;
@@ -1723,20 +1729,7 @@ Graph Importer::Run() {
     Need(it != vals_.end(), "is produced by no node");
     Need(it->second.kind == VK::kRuntime,
          "is a constant (the graph computes nothing from its input)");
-    if (o.type().has_tensor_type() && o.type().tensor_type().has_shape()) {
-      const auto& shape = o.type().tensor_type().shape();
-      Need(shape.dim_size() == static_cast<int>(it->second.dims.size()),
-           "is declared with rank " + std::to_string(shape.dim_size()) + " but computes " +
-               DimsText(it->second.dims));
-      for (int i = 1; i < shape.dim_size(); ++i) {
-        const auto& d = shape.dim(i);
-        if (d.has_dim_value() && d.dim_value() > 0) {
-          Need(d.dim_value() == it->second.dims[static_cast<size_t>(i)],
-               "is declared " + std::to_string(d.dim_value()) + " on axis " + std::to_string(i) +
-                   " but computes " + DimsText(it->second.dims) + " (a shape contradiction)");
-        }
-      }
-    }
+    CheckDeclared(o, it->second.dims);
     ++outputs;
     if (outputs == 1 && it->second.dims.size() == 2) {
       graph_.mutable_info().num_classes = static_cast<int>(it->second.dims[1]);
@@ -1747,25 +1740,11 @@ Graph Importer::Run() {
   // Values declared in value_info must agree too (a shape contradiction names the value).
   for (const auto& vi : g.value_info()) {
     const auto it = vals_.find(vi.name());
-    if (it == vals_.end() || !vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) {
-      continue;
-    }
-    const auto& shape = vi.type().tensor_type().shape();
-    if (shape.dim_size() != static_cast<int>(it->second.dims.size())) {
-      where_ = "value '" + vi.name() + "'";
-      Fail("is declared with rank " + std::to_string(shape.dim_size()) + " but computes " +
-           DimsText(it->second.dims) + " (a shape contradiction)");
-    }
-    for (int i = 1; i < shape.dim_size(); ++i) {
-      const auto& d = shape.dim(i);
-      if (d.has_dim_value() && d.dim_value() > 0 &&
-          d.dim_value() != it->second.dims[static_cast<size_t>(i)]) {
-        where_ = "value '" + vi.name() + "'";
-        Fail("is declared " + std::to_string(d.dim_value()) + " on axis " + std::to_string(i) +
-             " but computes " + DimsText(it->second.dims) + " (a shape contradiction)");
-      }
-    }
+    if (it == vals_.end()) continue;
+    where_ = "value '" + vi.name() + "'";
+    CheckDeclared(vi, it->second.dims);
   }
+  where_.clear();
   report_->transposes = transposes_;
   report_->ir_ops = graph_.size();
   report_->import_s = std::chrono::duration<double>(Clock::now() - start).count();
