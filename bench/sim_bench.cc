@@ -62,6 +62,20 @@ void B0WarmFullReport(benchmark::State& state) {
 }
 BENCHMARK(B0WarmFullReport)->Unit(benchmark::kMicrosecond);
 
+// What a caller with a graph (not prepared) and a warm cost cache pays per call: the C++ side
+// of the Python module's Simulator.simulate (bench/python_bench.py compares the two).
+void B0PrepareAndSimulateWarm(benchmark::State& state) {
+  const B0& f = Fixture();
+  sim::CostCache cache;
+  const sim::SimOptions options{true, state.range(0) != 0};
+  sim::Simulate(f.graph, f.setup.spec, f.setup.stack, f.setup.calibration, options, &cache);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        sim::Simulate(f.graph, f.setup.spec, f.setup.stack, f.setup.calibration, options, &cache));
+  }
+}
+BENCHMARK(B0PrepareAndSimulateWarm)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void B0PrepareAndSimulateCold(benchmark::State& state) {
   const B0& f = Fixture();
   const sim::SimOptions options{true, false};

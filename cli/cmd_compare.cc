@@ -2,8 +2,6 @@
 // their suffix (b0, b1, ...), with speedups over the first family and their geometric mean.
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/cli.h"
 #include "cli/sim_common.h"
 #include "common/svg_chart.h"
@@ -34,33 +32,9 @@ study::Lineup LineupFrom(const std::string& families_text, const std::string& pa
 
 void PrintJson(const study::Comparison& cmp, const std::vector<sim::SimSetup>& setups,
                const SimSelection& sim_sel, int batch) {
-  nlohmann::json j;
-  nlohmann::json accel_json = nlohmann::json::array();
-  for (const auto& s : setups) {
-    accel_json.push_back({{"accelerator", s.spec.name},
-                          {"stack", s.stack.name},
-                          {"dtype", sim_sel.PrecisionFor(s.spec.kind)}});
-  }
-  j["setups"] = accel_json;
-  j["batch"] = batch;
-  nlohmann::json rows = nlohmann::json::array();
-  for (size_t i = 0; i < cmp.lineup.members.size(); ++i) {
-    nlohmann::json row;
-    row["member"] = cmp.lineup.members[i];
-    for (const auto& col : cmp.columns) {
-      row[col.header + "_model"] = cmp.lineup.models[col.lineup_column][i];
-      row[col.header + "_latency_ms"] = col.latency_ms[i];
-      if (col.baseline) row[col.header + "_speedup"] = col.speedup[i];
-    }
-    rows.push_back(row);
-  }
-  j["rows"] = rows;
-  nlohmann::json g;
-  for (const auto& col : cmp.columns) {
-    if (col.baseline) g[col.header + "_speedup"] = col.geomean_speedup;
-  }
-  j["geomean"] = g;
-  std::cout << j.dump(1) << "\n";
+  std::vector<std::string> dtypes;
+  for (const auto& s : setups) dtypes.push_back(sim_sel.PrecisionFor(s.spec.kind));
+  std::cout << study::ComparisonToJson(cmp, setups, dtypes, batch).dump(1) << "\n";
 }
 
 Table ComparisonTable(const study::Comparison& cmp) {

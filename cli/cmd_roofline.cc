@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/cli.h"
 #include "cli/sim_common.h"
 #include "common/svg_chart.h"
@@ -25,21 +23,7 @@ std::string DefaultLatencyPath(const std::string& out) {
 
 void PrintPoints(const std::vector<RooflinePoint>& points, Format f, int batch) {
   if (f == Format::kJson) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto& p : points) {
-      j.push_back({{"model", p.model},
-                   {"accelerator", p.accelerator},
-                   {"dtype", p.dtype},
-                   {"batch", batch},
-                   {"gflops_per_image", p.gflops_per_image},
-                   {"intensity_flop_per_byte", p.intensity_flop_per_byte},
-                   {"unfused_intensity_flop_per_byte", p.unfused_intensity_flop_per_byte},
-                   {"ridge_flop_per_byte", p.ridge_flop_per_byte},
-                   {"achieved_tflop_per_s", p.achieved_tflop_per_s},
-                   {"peak_tflop_per_s", p.peak_tflop_per_s},
-                   {"latency_ms", p.latency_ms}});
-    }
-    std::cout << j.dump(1) << "\n";
+    std::cout << study::RooflineToJson(points, batch).dump(1) << "\n";
     return;
   }
   Table t({"model", "accelerator", "dtype", "gflops_per_image", "intensity_flop_per_byte",

@@ -2,8 +2,6 @@
 // latency and bound mix per variant, as a table and an SVG chart.
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/cli.h"
 #include "cli/sim_common.h"
 #include "common/svg_chart.h"
@@ -31,21 +29,7 @@ double Pct(const SweepRow& row, sim::Bound b) { return row.bound_pct[static_cast
 
 void PrintRows(const std::vector<SweepRow>& rows, Format f, const std::string& accel) {
   if (f == Format::kJson) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto& row : rows) {
-      const auto& r = row.report;
-      j.push_back({{"variant", row.label},
-                   {"model", r.model},
-                   {"accelerator", r.accelerator},
-                   {"latency_ms", r.latency_s * 1e3},
-                   {"throughput_img_per_s", r.throughput_img_per_s},
-                   {"speedup", row.speedup},
-                   {"matrix_bound_pct", Pct(row, sim::Bound::kMatrix)},
-                   {"vector_bound_pct", Pct(row, sim::Bound::kVector)},
-                   {"memory_bound_pct", Pct(row, sim::Bound::kMemory)},
-                   {"overhead_bound_pct", Pct(row, sim::Bound::kOverhead)}});
-    }
-    std::cout << j.dump(1) << "\n";
+    std::cout << study::SweepToJson(rows).dump(1) << "\n";
     return;
   }
   Table t({"variant", "latency_ms", "throughput_img_per_s", "speedup", "matrix_pct", "vector_pct",

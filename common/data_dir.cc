@@ -1,5 +1,6 @@
 #include "common/data_dir.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,18 @@ fs::path ExecutableDir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? fs::path() : exe.parent_path();
+}
+
+// The folder of the loaded file that holds this code: the executable for the CLI, the extension
+// module for `import dcnas` (a shared object loaded into the interpreter).
+fs::path ImageDir() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&ImageDir), &info) == 0 || info.dli_fname == nullptr) {
+    return {};
+  }
+  std::error_code ec;
+  const fs::path image = fs::weakly_canonical(info.dli_fname, ec);
+  return ec ? fs::path() : image.parent_path();
 }
 
 bool IsDataDir(const fs::path& dir) {
@@ -48,8 +61,18 @@ std::string DataDir() {
   if (!exe_dir.empty() && IsDataDir(exe_dir / DCNAS_BIN_TO_DATA)) {
     return fs::weakly_canonical(exe_dir / DCNAS_BIN_TO_DATA).string();
   }
-  // A binary in its build tree reads the source tree's data/, never an older installed copy.
-  if (InBuildTree(exe_dir) && IsDataDir(DCNAS_SOURCE_DATA_DIR)) return DCNAS_SOURCE_DATA_DIR;
+  // The installed Python module: <python dir>/<DCNAS_PYTHON_TO_DATA> is <datadir>/dcnas.
+  const fs::path image_dir = ImageDir();
+  const bool module = !image_dir.empty() && image_dir != exe_dir;
+  if (module && IsDataDir(image_dir / DCNAS_PYTHON_TO_DATA)) {
+    return fs::weakly_canonical(image_dir / DCNAS_PYTHON_TO_DATA).string();
+  }
+  // A binary (or module) in its build tree reads the source tree's data/, never an older
+  // installed copy.
+  if ((InBuildTree(exe_dir) || (module && InBuildTree(image_dir))) &&
+      IsDataDir(DCNAS_SOURCE_DATA_DIR)) {
+    return DCNAS_SOURCE_DATA_DIR;
+  }
   if (IsDataDir(DCNAS_INSTALL_DATA_DIR)) return DCNAS_INSTALL_DATA_DIR;
   throw InputError("cannot find dcnas's data directory; set DCNAS_DATA_DIR to the data/ folder");
 }

@@ -1,7 +1,8 @@
 // Locating dcnas's shipped data (data/accelerators, data/stacks, data/calibrated,
 // data/measurements): $DCNAS_DATA_DIR if set, else <datadir>/dcnas of an installed binary (found
-// relative to the executable, so a DESTDIR or moved prefix works), else the source tree's data/
-// for a binary in its build tree, else the configured <prefix>/<datadir>/dcnas.
+// relative to the executable, so a DESTDIR or moved prefix works) or of the installed Python
+// module (relative to the module's file), else the source tree's data/ for a binary or module in
+// its build tree, else the configured <prefix>/<datadir>/dcnas.
 #pragma once
 
 #include <string>

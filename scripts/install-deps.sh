@@ -12,6 +12,7 @@ packages=(
   libtorch-dev libopenblas0-pthread dataset-fashion-mnist libxgboost-dev
   openmpi-bin libopenmpi-dev
   libonnx-dev libprotobuf-dev python3-onnx python3-torch python3-torchvision
+  pybind11-dev python3-dev python3-pytest python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

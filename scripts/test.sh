@@ -2,18 +2,23 @@
 # The test command: installs the Debian packages, then runs every CI leg and step and ends with
 # "N passed, M failed" summed over all of them. Exit code 0 only if all pass.
 #
-#   torch     g++, -Dtorch=enabled -Donnx=enabled, -Werror: build, every meson test suite
-#             (includes the installed-binary check, the lint suite, the MPI tests, the slow
-#             trainings and the torchvision ONNX exports, suite onnx_export)
+#   torch     g++, -Dtorch=enabled -Donnx=enabled -Dpython=enabled, -Werror: build, every meson
+#             test suite (includes the installed-binary check, the lint suite, the MPI tests, the
+#             slow trainings, the torchvision ONNX exports, suite onnx_export, and the Python
+#             module's suite python: pytest, whose cases count into the totals one by one, the
+#             examples and the installed module)
 #   tidy      clang-tidy (.clang-tidy) over the core sources (scripts/clang-tidy.sh), from the
 #             compile_commands.json of a configure-only directory (clang++, -Dtorch=disabled
-#             -Dmpi=enabled -Donnx=enabled -Dwerror=true; nothing is built there). The flags carry -Werror, so
+#             -Dmpi=enabled -Donnx=enabled -Dpython=disabled -Dwerror=true; nothing is built
+#             there; python/ is the bindings, like cli/ not tidied). The flags carry -Werror, so
 #             a clang warning in a core unit fails it too. A unit whose preprocessed text, flags
 #             and .clang-tidy are those of an earlier clean pass is not tidied again
 #             (TIDY_ALL=1 forces the full pass)
 #   sanitize  the no-torch build: clang++ with ASan+UBSan (-fno-sanitize-recover=all) and
 #             libFuzzer, -Dtorch=disabled -Dmpi=disabled (OpenMPI's own allocations at exit would
-#             read as leaks) -Donnx=enabled, -Werror: every meson test suite but lint and
+#             read as leaks) -Donnx=enabled -Dpython=disabled (an instrumented extension
+#             cannot load into an uninstrumented interpreter), -Werror: every meson test suite
+#             but lint and
 #             onnx_export (the torch leg runs the exports) (unit, relational, golden,
 #             smoke, slow, and the fuzz targets over their regression corpora), then
 #             scripts/fuzz.sh fuzzes each target for FUZZ_SECONDS (10) from its corpus as one
@@ -126,6 +131,7 @@ leg() {
   echo "== leg $name: built in $((t1 - t0)) s"
   local log
   log=$(mktemp)
+  rm -f "$dir/pytest.xml"
   meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "$@" 2>&1 | tee "$log"
   local status=${PIPESTATUS[0]}
   count() { grep -E "^$1:" "$log" | tail -1 | awk '{print $NF}'; }
@@ -140,6 +146,19 @@ leg() {
   echo "== leg $name: ${ok:-0} passed, $bad failed; tests in $((SECONDS - t1)) s"
   passed=$((passed + ${ok:-0}))
   failed=$((failed + bad))
+  # The pytest cases of suite python (one meson test) count one by one too.
+  if [ -f "$dir/pytest.xml" ]; then
+    local py_ok py_bad py_skip
+    read -r py_ok py_bad py_skip < <(python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+s = root if root.tag == "testsuite" else root.find("testsuite")
+n, f, e, k = (int(s.get(a, 0)) for a in ("tests", "failures", "errors", "skipped"))
+print(n - f - e - k, f + e, k)' "$dir/pytest.xml" 2>/dev/null || echo "0 1 0")
+    echo "== leg $name: pytest cases: $py_ok passed, $py_bad failed, $py_skip skipped"
+    passed=$((passed + py_ok))
+    failed=$((failed + py_bad))
+  fi
 }
 
 if ! scripts/install-deps.sh; then
@@ -153,13 +172,13 @@ for l in $legs; do
   case "$l" in
     torch)
       leg torch "$prefix-torch" "$(cached "${CXX_TORCH:-g++}")" --buildtype=release \
-        -Dwerror=true -Dtorch=enabled -Donnx=enabled -- "$@"
+        -Dwerror=true -Dtorch=enabled -Donnx=enabled -Dpython=enabled -- "$@"
       ;;
     tidy)
       # Configure only: clang-tidy needs the compile commands, not the objects.
       echo "== leg tidy: clang-tidy over the core, flags of $prefix-tidy"
       if setup "$prefix-tidy" "${CXX_NOTORCH:-clang++}" --buildtype=release -Dwerror=true \
-        -Dtorch=disabled -Dmpi=enabled -Donnx=enabled; then
+        -Dtorch=disabled -Dmpi=enabled -Donnx=enabled -Dpython=disabled; then
         scripts/clang-tidy.sh "$prefix-tidy"
         step_result "clang-tidy" $?
       else
@@ -172,6 +191,7 @@ for l in $legs; do
       export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1"
       leg sanitize "$prefix-sanitize" "$(cached "${CXX_NOTORCH:-clang++}")" \
         --buildtype=debugoptimized -Dwerror=true -Dtorch=disabled -Dmpi=disabled -Donnx=enabled \
+        -Dpython=disabled \
         -Dfuzz=enabled \
         -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all \
         -Dcpp_link_args=-fno-sanitize-recover=all -- --no-suite lint --no-suite onnx_export "$@"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -678,6 +679,42 @@ std::vector<std::string> StrategyParameters(const std::string& name) {
             "ensemble", "model",     "acquisition", "kappa"};
   }
   return {};
+}
+
+void SetStrategyParameter(StrategyOptions& options, const std::string& strategy,
+                          const std::string& name, const std::string& value) {
+  const std::vector<std::string> own = StrategyParameters(strategy);
+  if (std::find(own.begin(), own.end(), name) == own.end()) {
+    throw InputError("strategy parameter '" + name + "' does not apply to " + strategy +
+                     (own.empty() ? " (it takes none)" : " (it takes " + Join(own, ", ") + ")"));
+  }
+  const auto integer = [&] {
+    int v = 0;
+    const char* end = value.data() + value.size();
+    const auto r = std::from_chars(value.data(), end, v);
+    if (value.empty() || r.ec != std::errc() || r.ptr != end) {
+      throw InputError("strategy parameter " + name + ": expected an integer, got '" + value + "'");
+    }
+    return v;
+  };
+  if (name == "population") options.population = integer();
+  if (name == "tournament") options.tournament = integer();
+  if (name == "mutations") options.mutations = integer();
+  if (name == "start") options.start = integer();
+  if (name == "candidates") options.candidates = integer();
+  if (name == "elite") options.elite = integer();
+  if (name == "ensemble") options.model.members = integer();
+  if (name == "model") options.model.kind = ParsePredictorModel(value);
+  if (name == "acquisition") options.acquisition = ParseAcquisition(value);
+  if (name == "kappa") {
+    double v = 0.0;
+    const char* end = value.data() + value.size();
+    const auto r = std::from_chars(value.data(), end, v);
+    if (value.empty() || r.ec != std::errc() || r.ptr != end || !std::isfinite(v)) {
+      throw InputError("strategy parameter kappa: expected a number, got '" + value + "'");
+    }
+    options.kappa = v;
+  }
 }
 
 std::vector<std::string> StrategyNames() {

@@ -169,6 +169,14 @@ inline constexpr int kPredictorStart = 10;
 // what `dcnas search` accepts for it and what its journal records.
 std::vector<std::string> StrategyParameters(const std::string& name);
 
+// Sets one of `strategy`'s parameters (a StrategyParameters name) in `options` from its text:
+// integers for population, tournament, mutations, start, candidates, elite and ensemble, a number
+// for kappa, a name for model and acquisition. Throws InputError naming the parameter for one the
+// strategy does not take (listing those it does) or a value that does not parse; ranges are
+// MakeStrategy's to check.
+void SetStrategyParameter(StrategyOptions& options, const std::string& strategy,
+                          const std::string& name, const std::string& value);
+
 class Strategy {
  public:
   Strategy(const space::Space& space, const StrategyOptions& options);

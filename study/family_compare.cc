@@ -122,4 +122,36 @@ Comparison Compare(const Lineup& lineup, const std::vector<sim::SimSetup>& setup
   return out;
 }
 
+nlohmann::json ComparisonToJson(const Comparison& cmp, const std::vector<sim::SimSetup>& setups,
+                                const std::vector<std::string>& dtypes, int batch) {
+  if (dtypes.size() != setups.size()) throw InternalError("ComparisonToJson: one dtype per setup");
+  nlohmann::json j;
+  nlohmann::json accel_json = nlohmann::json::array();
+  for (size_t i = 0; i < setups.size(); ++i) {
+    accel_json.push_back({{"accelerator", setups[i].spec.name},
+                          {"stack", setups[i].stack.name},
+                          {"dtype", dtypes[i]}});
+  }
+  j["setups"] = accel_json;
+  j["batch"] = batch;
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < cmp.lineup.members.size(); ++i) {
+    nlohmann::json row;
+    row["member"] = cmp.lineup.members[i];
+    for (const auto& col : cmp.columns) {
+      row[col.header + "_model"] = cmp.lineup.models[col.lineup_column][i];
+      row[col.header + "_latency_ms"] = col.latency_ms[i];
+      if (col.baseline) row[col.header + "_speedup"] = col.speedup[i];
+    }
+    rows.push_back(row);
+  }
+  j["rows"] = rows;
+  nlohmann::json g;
+  for (const auto& col : cmp.columns) {
+    if (col.baseline) g[col.header + "_speedup"] = col.geomean_speedup;
+  }
+  j["geomean"] = g;
+  return j;
+}
+
 }  // namespace dcnas::study

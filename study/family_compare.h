@@ -4,6 +4,8 @@
 
 #include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 
@@ -65,5 +67,11 @@ struct Comparison {
 // speedups. Unknown model names throw InputError before anything is simulated.
 Comparison Compare(const Lineup& lineup, const std::vector<sim::SimSetup>& setups,
                    const RunOptions& options, const models::ModelRegistry& registry);
+
+// The comparison as `dcnas compare --format json` prints it: setups (accelerator, stack and
+// `dtypes`, one per setup), batch, one row per member (per column: model, latency_ms and, against
+// a baseline, speedup) and the geometric means.
+nlohmann::json ComparisonToJson(const Comparison& cmp, const std::vector<sim::SimSetup>& setups,
+                                const std::vector<std::string>& dtypes, int batch);
 
 }  // namespace dcnas::study

@@ -39,4 +39,22 @@ std::vector<RooflinePoint> Roofline(const std::vector<std::string>& model_names,
   return points;
 }
 
+nlohmann::json RooflineToJson(const std::vector<RooflinePoint>& points, int batch) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& p : points) {
+    j.push_back({{"model", p.model},
+                 {"accelerator", p.accelerator},
+                 {"dtype", p.dtype},
+                 {"batch", batch},
+                 {"gflops_per_image", p.gflops_per_image},
+                 {"intensity_flop_per_byte", p.intensity_flop_per_byte},
+                 {"unfused_intensity_flop_per_byte", p.unfused_intensity_flop_per_byte},
+                 {"ridge_flop_per_byte", p.ridge_flop_per_byte},
+                 {"achieved_tflop_per_s", p.achieved_tflop_per_s},
+                 {"peak_tflop_per_s", p.peak_tflop_per_s},
+                 {"latency_ms", p.latency_ms}});
+  }
+  return j;
+}
+
 }  // namespace dcnas::study

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "models/registry.h"
@@ -36,5 +38,8 @@ std::vector<RooflinePoint> Roofline(const std::vector<std::string>& model_names,
                                     const std::vector<sim::SimSetup>& setups,
                                     const RunOptions& options,
                                     const models::ModelRegistry& registry);
+
+// The points as `dcnas roofline --format json` prints them: one object per point, with `batch`.
+nlohmann::json RooflineToJson(const std::vector<RooflinePoint>& points, int batch);
 
 }  // namespace dcnas::study

@@ -57,4 +57,23 @@ std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& targe
   return rows;
 }
 
+nlohmann::json SweepToJson(const std::vector<SweepRow>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& row : rows) {
+    const auto& r = row.report;
+    j.push_back(
+        {{"variant", row.label},
+         {"model", r.model},
+         {"accelerator", r.accelerator},
+         {"latency_ms", r.latency_s * 1e3},
+         {"throughput_img_per_s", r.throughput_img_per_s},
+         {"speedup", row.speedup},
+         {"matrix_bound_pct", row.bound_pct[static_cast<size_t>(sim::Bound::kMatrix)]},
+         {"vector_bound_pct", row.bound_pct[static_cast<size_t>(sim::Bound::kVector)]},
+         {"memory_bound_pct", row.bound_pct[static_cast<size_t>(sim::Bound::kMemory)]},
+         {"overhead_bound_pct", row.bound_pct[static_cast<size_t>(sim::Bound::kOverhead)]}});
+  }
+  return j;
+}
+
 }  // namespace dcnas::study

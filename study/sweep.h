@@ -5,6 +5,8 @@
 #include <array>
 #include <functional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "common/override.h"
@@ -53,5 +55,9 @@ std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& targe
 
 // The share of a report's latency bound by `bound`, in percent.
 double BoundPercent(const sim::Report& report, sim::Bound bound);
+
+// The rows as `dcnas sweep --format json` prints them: one object per variant (variant, model,
+// accelerator, latency_ms, throughput_img_per_s, speedup, <bound>_bound_pct).
+nlohmann::json SweepToJson(const std::vector<SweepRow>& rows);
 
 }  // namespace dcnas::study

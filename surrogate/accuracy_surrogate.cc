@@ -380,7 +380,10 @@ AccuracySurrogate::AccuracySurrogate(surrogate::Surrogate s, space::Space space,
       features_(std::move(features)) {}
 
 AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) {
-  sg::Surrogate s = sg::LoadSurrogate(path, nthread);
+  return FromSurrogate(sg::LoadSurrogate(path, nthread), path);
+}
+
+AccuracySurrogate AccuracySurrogate::FromSurrogate(sg::Surrogate s, const std::string& path) {
   const nlohmann::json& m = s.metadata;
   for (const char* key : {"space_yaml", "space_fingerprint", "feature_names", "report"}) {
     if (!m.contains(key)) throw InputError(path + ": metadata." + key + ": missing");
@@ -443,6 +446,10 @@ AccuracySurrogate AccuracySurrogate::Load(const std::string& path, int nthread) 
   }
   CheckSamplePredictions(s.ensemble, transform, space, m, path, features);
   return {std::move(s), std::move(space), path, transform, std::move(features)};
+}
+
+void AccuracySurrogate::Save(const std::string& path) const {
+  sg::SaveSurrogate(path, ensemble_, metadata_);
 }
 
 double AccuracySurrogate::heldout_tau() const {

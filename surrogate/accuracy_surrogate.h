@@ -147,6 +147,11 @@ SurrogateFit FitAccuracySurrogateFiles(const std::string& space_file,
 class AccuracySurrogate {
  public:
   static AccuracySurrogate Load(const std::string& path, int nthread = 1);
+  // A surrogate already read or just fitted (FitAccuracySurrogate's ensemble and metadata);
+  // `source` names it in errors. The same checks as Load.
+  static AccuracySurrogate FromSurrogate(surrogate::Surrogate s, const std::string& source);
+  // Writes it (SaveSurrogate: ".json" or ".ubj", atomically).
+  void Save(const std::string& path) const;
   const space::Space& space() const { return space_; }
   const nlohmann::json& metadata() const { return metadata_; }
   // The held-out Kendall tau recorded when it was fitted (NaN: fitted with --holdout 0).

@@ -26,6 +26,19 @@ std::vector<std::string> Candidates() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) out.push_back((exe.parent_path() / DCNAS_BIN_TO_TORCH_MODULE / kModuleFile).string());
+  // The installed Python module (python/): the LibTorch module relative to the loaded file that
+  // holds this code, when that is not the executable.
+  Dl_info info{};
+  if (std::string(DCNAS_PYTHON_TO_TORCH_MODULE).empty() ||
+      ::dladdr(reinterpret_cast<const void*>(&Candidates), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    out.push_back((fs::path(DCNAS_TORCH_MODULE_BUILD_DIR) / kModuleFile).string());
+    return out;
+  }
+  const fs::path image = fs::weakly_canonical(info.dli_fname, ec);
+  if (!ec && image != fs::weakly_canonical(exe, ec)) {
+    out.push_back((image.parent_path() / DCNAS_PYTHON_TO_TORCH_MODULE / kModuleFile).string());
+  }
   out.push_back((fs::path(DCNAS_TORCH_MODULE_BUILD_DIR) / kModuleFile).string());
   return out;
 }

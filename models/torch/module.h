@@ -49,7 +49,8 @@ inline constexpr const char* kModuleFile = "libdcnas_torch.so";
 inline constexpr const char* kModuleSymbol = "dcnas_torch_module_api";
 
 // Where the loader looks for the module, in order: $DCNAS_TORCH_MODULE (a file); beside an
-// installed binary (<bindir>/../<libdir>/dcnas/); the build tree's models/torch/. Throws
+// installed binary (<bindir>/../<libdir>/dcnas/); beside the installed Python module (its
+// <libdir>/dcnas/, when this code is in that module); the build tree's models/torch/. Throws
 // InternalError naming every place tried (and dlopen's reason) when none loads.
 const ModuleApi& LoadedModule();
 // The file LoadedModule loaded (loading it if needed), for `dcnas --version`.

@@ -5,7 +5,7 @@ Each source file belongs to the layer of its longest matching folder below. A qu
 another layer is an edge; it must go to a layer this one may use (ALLOWED, strictly lower), so the
 graph has no upward edge and no cycle:
 
-  common <- models <- sim/cost <- sim <- {calibrate, study} <- cli
+  common <- models <- sim/cost <- sim <- {calibrate, study} <- cli, python
   models/zoo registers into models (models does not include the zoo);
   models/torch beside sim (uses models, common);
   space (search spaces) uses models; exec (executors) uses common only;
@@ -42,6 +42,10 @@ LOWER = {
              'models/torch', 'common'},
     'cli': {'calibrate', 'study', 'lacs', 'search', 'surrogate', 'proxy', 'exec', 'space', 'sim',
             'sim/cost', 'models/torch', 'models', 'models/zoo', 'common'},
+    # The Python module: bindings beside the CLI, over the same libraries (not over the CLI).
+    'python': {'calibrate', 'study', 'lacs', 'search', 'surrogate', 'proxy', 'exec', 'space',
+               'sim', 'sim/cost', 'models/torch', 'models', 'models/zoo',
+               'common'},
 }
 # <header/...> prefixes that only one layer may include (the optional leaves).
 LEAF_HEADERS = {'torch/': 'models/torch', 'ATen/': 'models/torch', 'c10/': 'models/torch',

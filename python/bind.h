@@ -1,0 +1,107 @@
+// Shared pieces of the Python module's translation units: JSON <-> Python conversion, tables as
+// records or NumPy columns, and the simulated setup as the module holds it. The module converts
+// and calls the libraries; it has no logic of its own (python/README.md).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/override.h"
+#include "sim/engine.h"
+#include "space/space.h"
+
+namespace dcnas::python {
+
+namespace py = pybind11;
+
+// nlohmann::json -> dict / list / str / int / float / bool / None.
+py::object ToPython(const nlohmann::json& j);
+// The reverse for JSON-like Python values (dict with str keys, list, tuple, str, int, float,
+// bool, None); anything else is an InputError naming `what`.
+nlohmann::json FromPython(const py::handle& value, const std::string& what);
+
+// A value of a data file's key as the YAML reader takes it: True/False as true/false, numbers
+// in Python's shortest round-trip form, strings as they are.
+std::string OverrideValue(const py::handle& value, const std::string& key);
+// {"hbm.bandwidth_gbps": 1800, ...} (or None) -> overrides in the dict's order.
+std::vector<Override> OverridesFrom(const py::object& overrides);
+
+// A table by columns: as records (a list of dicts, pandas.DataFrame-ready) or as NumPy arrays.
+class Columns {
+ public:
+  void Add(const std::string& name, std::vector<double> values);
+  void Add(const std::string& name, std::vector<int64_t> values);
+  void Add(const std::string& name, std::vector<std::string> values);
+  // A column of `get(row)` over `rows`: text, integers or numbers by what `get` returns.
+  template <typename Rows, typename Get>
+  void AddFrom(const std::string& name, const Rows& rows, Get get) {
+    using Value = std::decay_t<decltype(get(*rows.begin()))>;
+    if constexpr (std::is_convertible_v<Value, std::string>) {
+      std::vector<std::string> v;
+      for (const auto& r : rows) v.emplace_back(get(r));
+      Add(name, std::move(v));
+    } else if constexpr (std::is_integral_v<Value> || std::is_enum_v<Value>) {
+      std::vector<int64_t> v;
+      for (const auto& r : rows) v.push_back(static_cast<int64_t>(get(r)));
+      Add(name, std::move(v));
+    } else {
+      std::vector<double> v;
+      for (const auto& r : rows) v.push_back(static_cast<double>(get(r)));
+      Add(name, std::move(v));
+    }
+  }
+  py::list Records() const;
+  py::dict Arrays() const;  // numbers as float64 / int64 arrays, text as numpy str arrays
+
+ private:
+  using Column = std::variant<std::vector<double>, std::vector<int64_t>, std::vector<std::string>>;
+  std::vector<std::pair<std::string, Column>> columns_;
+  size_t rows_ = 0;
+};
+
+// A simulated setup as `dcnas.Setup` holds it: what it was loaded from (for pickling and repr)
+// and the loaded value.
+struct Setup {
+  std::string accelerator;
+  std::string stack;
+  std::string calibration;
+  std::vector<Override> overrides;
+  std::string precision;  // as given ("": the accelerator kind's default)
+  sim::SimSetup sim;
+};
+// Loads a setup as `dcnas sim --accel --stack --calibration --set --precision --batch` would.
+Setup LoadSetup(const std::string& accelerator, const std::string& stack,
+                const std::string& calibration, std::vector<Override> overrides,
+                const std::string& precision, int batch, bool fusion);
+
+// A search space as `dcnas.Space` holds it: the space and the YAML text it was read from (a
+// surrogate fitted from Python embeds it, as `dcnas surrogate fit` does the file's).
+struct SpaceHandle {
+  space::Space space;
+  std::string yaml;
+};
+
+// A list of encodings (each a sequence of ints, or the space's text form) as encodings of
+// `space`, checked: InputError naming the bad one.
+std::vector<space::Encoding> EncodingsFrom(const space::Space& space, const py::handle& encodings);
+space::Encoding EncodingFrom(const space::Space& space, const py::handle& encoding);
+// Scalings given as None (the base for every encoding) or one (depth, width, resolution) per
+// encoding.
+std::vector<space::Scaling> ScalingsFrom(const py::handle& scalings, size_t count);
+
+void InitModels(py::module_& m);
+void InitSim(py::module_& m);
+void InitSearch(py::module_& m);
+void InitSurrogate(py::module_& m);  // XGBoost builds; without: stubs that say so
+void InitTorch(py::module_& m);      // LibTorch builds; without: stubs that say so
+
+}  // namespace dcnas::python
