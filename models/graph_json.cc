@@ -386,7 +386,12 @@ Graph GraphFromJson(const json& j, const std::string& source) {
       return ParseOpKind(r.String(r.Field(jo, base, "kind"), base + ".kind"));
     });
     const OpKindInfo& kind = KindInfo(op.kind);
-    op.attrs.input_type.dtype = info.dtype;
+    // The kinds with a dtype attribute (input, constant) take the graph's unless they name one;
+    // the others keep the default, as the builder leaves it (so read(write(g)) == g).
+    if (std::find(kind.attrs.begin(), kind.attrs.end(), std::string_view("dtype")) !=
+        kind.attrs.end()) {
+      op.attrs.input_type.dtype = info.dtype;
+    }
     op.name = jo.contains("name") ? r.String(jo["name"], base + ".name")
                                   : std::string(kind.name) + std::to_string(op.id);
     if (!names.insert(op.name).second)

@@ -23,6 +23,31 @@ namespace dcnas::python {
 
 namespace py = pybind11;
 
+// The Python type name of a value ("list", "int", ...), for messages.
+std::string TypeName(const py::handle& value);
+
+// `value` as T, or an InputError "WHAT: expected EXPECTED, got TYPE" (pybind11's own cast error
+// says neither what nor where).
+template <typename T>
+T CastArg(const py::handle& value, const std::string& what, const std::string& expected) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw InputError(what + ": expected " + expected + ", got " + TypeName(value) + " " +
+                     std::string(py::repr(value)).substr(0, 80));
+  }
+}
+
+// A seed: an int in [0, 2^64); InputError naming `what` otherwise (the CLI's --seed range).
+uint64_t SeedFrom(const py::handle& seed, const std::string& what);
+
+// A name for a Python callable in a configuration: its __qualname__, else its type's.
+std::string CallableName(const py::handle& fn);
+
+// An accuracy (percent) a Python function returned: a number in [0, 100], else InputError naming
+// the function and what it was asked about.
+double AccuracyFrom(const py::handle& value, const py::handle& fn, const std::string& about);
+
 // nlohmann::json -> dict / list / str / int / float / bool / None.
 py::object ToPython(const nlohmann::json& j);
 // The reverse for JSON-like Python values (dict with str keys, list, tuple, str, int, float,
@@ -89,6 +114,9 @@ struct SpaceHandle {
   space::Space space;
   std::string yaml;
 };
+
+// The Space argument `value` (InputError naming `what` when it is not a dcnas.Space).
+const SpaceHandle& SpaceOf(const py::handle& value, const std::string& what);
 
 // A list of encodings (each a sequence of ints, or the space's text form) as encodings of
 // `space`, checked: InputError naming the bad one.

@@ -2,14 +2,59 @@
 // live one file per library layer (py_models.cc, py_sim.cc, py_search.cc, py_surrogate.cc,
 // py_torch.cc); python/dcnas.pyi documents the API with types.
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "common/data_dir.h"
 #include "common/errors.h"
+#include "common/process_stats.h"
+#include "common/table.h"
 #include "common/text.h"
 #include "python/bind.h"
 
 namespace dcnas::python {
+
+std::string TypeName(const py::handle& value) {
+  return std::string(py::str(py::type::of(value).attr("__name__")));
+}
+
+uint64_t SeedFrom(const py::handle& seed, const std::string& what) {
+  if (!py::isinstance<py::int_>(seed) || py::isinstance<py::bool_>(seed)) {
+    throw InputError(what + ": expected an int, got " + TypeName(seed));
+  }
+  const py::int_ value = py::reinterpret_borrow<py::int_>(seed);
+  if (value < py::int_(0) ||
+      value >= py::int_(py::module_::import("builtins").attr("pow")(2, 64))) {
+    throw InputError(what + ": " + std::string(py::str(seed)) + " out of range [0, 2^64)");
+  }
+  return value.cast<uint64_t>();
+}
+
+std::string CallableName(const py::handle& fn) {
+  if (py::hasattr(fn, "__qualname__")) return py::str(fn.attr("__qualname__"));
+  return py::str(py::type::of(fn).attr("__qualname__"));
+}
+
+double AccuracyFrom(const py::handle& value, const py::handle& fn, const std::string& about) {
+  double v = 0.0;
+  bool number = !py::isinstance<py::bool_>(value);
+  if (number) {
+    try {
+      v = value.cast<double>();
+    } catch (const py::cast_error&) {
+      number = false;
+    }
+  }
+  if (!number) {
+    throw InputError("accuracy function " + CallableName(fn) + " returned " + TypeName(value) +
+                     " for " + about + ", expected a number (percent)");
+  }
+  if (!(v >= 0.0 && v <= 100.0)) {
+    throw InputError("accuracy function " + CallableName(fn) + " returned " + FormatShortest(v) +
+                     " for " + about + ", expected a percentage in [0, 100]");
+  }
+  return v;
+}
 
 py::object ToPython(const nlohmann::json& j) {
   switch (j.type()) {
@@ -52,8 +97,7 @@ nlohmann::json FromPython(const py::handle& value, const std::string& what) {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& [k, v] : value.cast<py::dict>()) {
       if (!py::isinstance<py::str>(k)) {
-        throw InputError(what + ": dict keys must be str, got " +
-                         std::string(py::str(py::type::of(k).attr("__name__"))));
+        throw InputError(what + ": dict keys must be str, got " + TypeName(k));
       }
       const std::string key = k.cast<std::string>();
       out[key] = FromPython(v, what + "." + key);
@@ -67,9 +111,7 @@ nlohmann::json FromPython(const py::handle& value, const std::string& what) {
       out.push_back(FromPython(v, what + "[" + std::to_string(i++) + "]"));
     return out;
   }
-  throw InputError(what + ": a value of type " +
-                   std::string(py::str(py::type::of(value).attr("__name__"))) +
-                   " has no JSON form");
+  throw InputError(what + ": a value of type " + TypeName(value) + " has no JSON form");
 }
 
 std::string OverrideValue(const py::handle& value, const std::string& key) {
@@ -78,11 +120,10 @@ std::string OverrideValue(const py::handle& value, const std::string& key) {
   if (py::isinstance<py::float_>(value)) {
     const double v = value.cast<double>();
     if (!std::isfinite(v)) throw InputError("override " + key + ": not a finite number");
-    return std::string(py::repr(value));
+    return FormatShortest(v);  // 1800.0 as 1800, as the command line would write it
   }
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
-  throw InputError("override " + key + ": expected a number, bool or str, got " +
-                   std::string(py::str(py::type::of(value).attr("__name__"))));
+  throw InputError("override " + key + ": expected a number, bool or str, got " + TypeName(value));
 }
 
 std::vector<Override> OverridesFrom(const py::object& overrides) {
@@ -90,7 +131,7 @@ std::vector<Override> OverridesFrom(const py::object& overrides) {
   if (overrides.is_none()) return out;
   if (!py::isinstance<py::dict>(overrides)) {
     throw InputError("overrides: expected a dict {\"key.path\": value}, got " +
-                     std::string(py::str(py::type::of(overrides).attr("__name__"))));
+                     TypeName(overrides));
   }
   for (const auto& [k, v] : overrides.cast<py::dict>()) {
     if (!py::isinstance<py::str>(k)) throw InputError("overrides: keys must be str");
@@ -167,6 +208,10 @@ PYBIND11_MODULE(dcnas, m) {
       PyErr_SetString(input_error.ptr(), e.what());
     } catch (const dcnas::InternalError& e) {
       PyErr_SetString(internal_error.ptr(), e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+      // A path the user gave that the system refuses (not a directory, no permission), as the
+      // CLI reports it (exit 2).
+      PyErr_SetString(input_error.ptr(), (e.path1().string() + ": " + e.code().message()).c_str());
     }
   });
   m.def("data_dir", &dcnas::DataDir,
@@ -197,6 +242,14 @@ PYBIND11_MODULE(dcnas, m) {
       },
       "What this build has: version, and whether LibTorch (measure, train), XGBoost "
       "(Surrogate, features) and ONNX import (Graph.from_onnx) are in it.");
+  m.def(
+      "set_malloc_policy",
+      [](const std::string& name) { dcnas::ApplyMallocPolicy(dcnas::ParseMallocPolicy(name)); },
+      py::arg("policy"),
+      "How glibc treats large allocations in this process: 'keep' holds freed memory in the heap "
+      "(mmap threshold 512 MiB, trim threshold 1 GiB: what dcnas's LibTorch commands use; a "
+      "per-op report then costs no page faults to allocate), 'system' leaves glibc's dynamic "
+      "thresholds (the default; an earlier 'keep' stays in effect).");
   InitModels(m);
   InitSim(m);
   InitSearch(m);

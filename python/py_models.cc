@@ -22,7 +22,7 @@ py::dict ModelRecord(const models::ModelEntry& e) {
   d["name"] = e.name;
   d["family"] = e.family;
   d["description"] = e.description;
-  d["native_resolution"] = e.native_resolution;
+  d["native_resolution_px"] = e.native_resolution;
   return d;
 }
 
@@ -47,7 +47,8 @@ std::vector<std::string> BlockList(const py::object& blocks) {
       if (!it->str().empty()) out.push_back(*it);
     }
   } else {
-    out = blocks.cast<std::vector<std::string>>();
+    out = CastArg<std::vector<std::string>>(blocks, "blocks",
+                                            "block strings (a list of str, or one str)");
   }
   if (out.empty()) throw InputError("blocks: no block strings given");
   return out;
@@ -124,7 +125,7 @@ void InitModels(py::module_& m) {
       },
       py::arg("family") = "",
       "The zoo's models (`dcnas models list`) as records: name, family, description, "
-      "native_resolution; only one family's when `family` is given.");
+      "native_resolution_px; only one family's when `family` is given.");
   m.def(
       "families", [] { return models::BuiltinModels().Families(); }, "The zoo's family names.");
 

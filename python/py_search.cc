@@ -1,5 +1,6 @@
 // Search: spaces, strategies as ask/tell objects, rewards, the simulator's latency objective, a
 // whole journaled search (`dcnas search`) and compound scaling (`dcnas scale`).
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "common/table.h"
 #include "common/text.h"
 #include "lacs/scale_plan.h"
 #include "python/bind.h"
@@ -22,6 +24,13 @@
 
 namespace dcnas::python {
 
+const SpaceHandle& SpaceOf(const py::handle& value, const std::string& what) {
+  if (!py::isinstance<SpaceHandle>(value)) {
+    throw InputError(what + ": expected a dcnas.Space, got " + TypeName(value));
+  }
+  return value.cast<const SpaceHandle&>();
+}
+
 space::Encoding EncodingFrom(const space::Space& space, const py::handle& encoding) {
   if (py::isinstance<py::str>(encoding)) return space.FromText(encoding.cast<std::string>());
   space::Encoding e;
@@ -29,7 +38,7 @@ space::Encoding EncodingFrom(const space::Space& space, const py::handle& encodi
     e = encoding.cast<space::Encoding>();
   } catch (const py::cast_error&) {
     throw InputError("encoding: expected a sequence of ints or the space's text form, got " +
-                     std::string(py::str(py::type::of(encoding).attr("__name__"))));
+                     TypeName(encoding));
   }
   (void)space.Canonical(e);  // checks the length and every choice's range
   return e;
@@ -49,7 +58,8 @@ std::vector<space::Scaling> ScalingsFrom(const py::handle& scalings, size_t coun
   if (scalings.is_none()) return std::vector<space::Scaling>(count);
   std::vector<space::Scaling> out;
   for (const auto& s : scalings) {
-    const auto t = s.cast<std::tuple<double, double, double>>();
+    const auto t = CastArg<std::tuple<double, double, double>>(
+        s, "scalings[" + std::to_string(out.size()) + "]", "(depth, width, resolution)");
     out.push_back({std::get<0>(t), std::get<1>(t), std::get<2>(t)});
   }
   if (out.size() != count) {
@@ -65,10 +75,6 @@ struct Rng {
   std::mt19937_64 engine;
 };
 
-std::string TypeName(const py::handle& o) {
-  return std::string(py::str(py::type::of(o).attr("__name__")));
-}
-
 // A strategy and the space it proposes from (kept alive with it).
 struct StrategyHandle {
   py::object space_ref;
@@ -80,6 +86,7 @@ struct LatencyHandle {
   py::object space_ref;
   const space::Space* space = nullptr;
   std::unique_ptr<search::SimLatency> latency;
+  std::unique_ptr<std::mutex> lock = std::make_unique<std::mutex>();  // its caches are not shared
 };
 
 // A search's accuracy objective and the space it scores (kept alive with it).
@@ -96,6 +103,10 @@ search::StrategyOptions StrategyOptionsFrom(const std::string& strategy, uint64_
   search::StrategyOptions o;
   o.seed = seed;
   for (const auto& [k, v] : params) {
+    if (!py::isinstance<py::str>(k)) {
+      throw InputError("strategy parameters: names must be str, got " + TypeName(k) + " " +
+                       std::string(py::repr(k)));
+    }
     const std::string name = k.cast<std::string>();
     search::SetStrategyParameter(o, strategy, name, OverrideValue(v, name));
   }
@@ -116,16 +127,13 @@ class PythonAccuracy : public search::AccuracyObjective {
   double Accuracy(const space::Encoding& e) override {
     py::gil_scoped_acquire gil;
     const py::object value = fn_(py::cast(e));
-    try {
-      return value.cast<double>();
-    } catch (const py::cast_error&) {
-      throw InputError("accuracy function returned " + TypeName(value) + ", expected a number");
-    }
+    std::string about = "encoding [";
+    for (size_t i = 0; i < e.size(); ++i) about += (i ? "," : "") + std::to_string(e[i]);
+    return AccuracyFrom(value, fn_, about + "]");
   }
   nlohmann::json Config() const override {
     py::gil_scoped_acquire gil;
-    return {{"kind", "python"},
-            {"function", py::str(fn_.attr("__qualname__")).cast<std::string>()}};
+    return {{"kind", "python"}, {"function", CallableName(fn_)}};
   }
 
  private:
@@ -144,11 +152,12 @@ py::dict ProgressDict(const search::SearchProgress& p) {
 
 py::object RunSearch(const SpaceHandle& sh, const std::string& out, int64_t budget,
                      const py::object& accuracy, const py::object& latency,
-                     const py::object& target_ms, const std::string& strategy, uint64_t seed,
-                     int in_flight, int threads, bool hard, double w, bool prior,
-                     const py::object& references, bool resume, double min_surrogate_tau,
-                     const py::object& progress, const py::dict& params) {
+                     const py::object& target_ms, const std::string& strategy,
+                     const py::object& seed_arg, int in_flight, int threads, bool hard, double w,
+                     bool prior, const py::object& references, bool resume,
+                     double min_surrogate_tau, const py::object& progress, const py::dict& params) {
   const space::Space& space = sh.space;
+  const uint64_t seed = SeedFrom(seed_arg, "seed");
   search::SearchOptions o;
   o.strategy = strategy;
   o.seed = seed;
@@ -160,7 +169,13 @@ py::object RunSearch(const SpaceHandle& sh, const std::string& out, int64_t budg
   o.resume = resume;
   o.in_flight = in_flight;
   o.threads = threads;
-  if (!references.is_none()) o.references = references.cast<std::vector<std::string>>();
+  if (!references.is_none()) {
+    if (py::isinstance<py::str>(references)) {
+      throw InputError("references: expected a list of zoo model names ([] for none), got a str");
+    }
+    o.references =
+        CastArg<std::vector<std::string>>(references, "references", "a list of zoo model names");
+  }
   std::unique_ptr<search::AccuracyObjective> acc;
   if (py::isinstance<py::str>(accuracy)) {
     search::AccuracyFactoryOptions f;
@@ -182,7 +197,7 @@ py::object RunSearch(const SpaceHandle& sh, const std::string& out, int64_t budg
     lat = search::MakeNoLatency();
   } else {
     if (target_ms.is_none()) throw InputError("run_search: target_ms is required with a latency");
-    o.target_ms = target_ms.cast<double>();
+    o.target_ms = CastArg<double>(target_ms, "target_ms", "a number of milliseconds");
     if (py::isinstance<Setup>(latency)) {
       setup = latency.cast<const Setup&>().sim;
       o.setup = &setup;
@@ -199,13 +214,13 @@ py::object RunSearch(const SpaceHandle& sh, const std::string& out, int64_t budg
                        TypeName(latency));
     }
   }
-  search::ProgressFn on_progress;
-  if (!progress.is_none()) {
-    on_progress = [&progress](const search::SearchProgress& p) {
-      py::gil_scoped_acquire gil;
-      progress(ProgressDict(p));
-    };
-  }
+  // Progress goes to the caller's function, and a Ctrl-C stops the search there (its journal
+  // keeps every result told so far: resume=True continues it).
+  const search::ProgressFn on_progress = [&progress](const search::SearchProgress& p) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (!progress.is_none()) progress(ProgressDict(p));
+  };
   search::SearchResult result;
   {
     py::gil_scoped_release release;
@@ -243,12 +258,7 @@ class PythonProxyAccuracy : public lacs::ProxyAccuracy {
         continue;
       }
       proxy::TrainedResult t;
-      try {
-        t.val_accuracy = t.test_accuracy = value.cast<double>();
-      } catch (const py::cast_error&) {
-        throw InputError("accuracy function returned " + TypeName(value) +
-                         ", expected a number (percent) or None");
-      }
+      t.val_accuracy = t.test_accuracy = AccuracyFrom(value, fn_, "proxy network " + r.label);
       t.proxy_params = models::CountGraph(g).params;
       out.emplace_back(t);
     }
@@ -256,9 +266,7 @@ class PythonProxyAccuracy : public lacs::ProxyAccuracy {
   }
   nlohmann::json Config() const override {
     py::gil_scoped_acquire gil;
-    return {{"kind", "python"},
-            {"function", py::str(fn_.attr("__qualname__")).cast<std::string>()},
-            {"recipe", plan_.recipe.Key()}};
+    return {{"kind", "python"}, {"function", CallableName(fn_)}, {"recipe", plan_.recipe.Key()}};
   }
   std::string NetworkKey(const lacs::ProxyRequest& request) const override {
     return lacs::ProxyGraphKey(Build(request));
@@ -278,7 +286,10 @@ void InitSearch(py::module_& m) {
   py::class_<Rng>(m, "Rng",
                   "The random engine of space sampling, mutation and crossover "
                   "(std::mt19937_64): the same seed gives the same draws as the C++ library.")
-      .def(py::init([](uint64_t seed) { return Rng{std::mt19937_64(seed)}; }), py::arg("seed") = 0);
+      .def(py::init([](const py::object& seed) {
+             return Rng{std::mt19937_64(SeedFrom(seed, "Rng seed"))};
+           }),
+           py::arg("seed") = 0);
 
   py::class_<SpaceHandle>(m, "Space",
                           "A search space (space/README.md): stages and their choices. An "
@@ -414,13 +425,14 @@ void InitSearch(py::module_& m) {
                              "ask(n) hands out candidates, tell(candidate, reward, objectives) "
                              "reports their scores (maximised). The same seed and the same "
                              "asks and tells give the same candidates as the C++ library.")
-      .def(py::init([](const std::string& name, const py::object& space, uint64_t seed,
+      .def(py::init([](const std::string& name, const py::object& space, const py::object& seed,
                        const py::kwargs& params) {
-             const SpaceHandle& sh = space.cast<const SpaceHandle&>();
+             const SpaceHandle& sh = SpaceOf(space, "Strategy space");
              StrategyHandle h;
              h.space_ref = space;
-             h.strategy =
-                 search::MakeStrategy(name, sh.space, StrategyOptionsFrom(name, seed, params));
+             h.strategy = search::MakeStrategy(
+                 name, sh.space,
+                 StrategyOptionsFrom(name, SeedFrom(seed, "Strategy seed"), params));
              return h;
            }),
            py::arg("name"), py::arg("space"), py::arg("seed") = 0,
@@ -464,7 +476,7 @@ void InitSearch(py::module_& m) {
       .def(py::init([](const py::object& space, const Setup& setup) {
              LatencyHandle h;
              h.space_ref = space;
-             h.space = &space.cast<const SpaceHandle&>().space;
+             h.space = &SpaceOf(space, "SimLatency space").space;
              h.latency = std::make_unique<search::SimLatency>(*h.space, setup.sim);
              return h;
            }),
@@ -474,6 +486,7 @@ void InitSearch(py::module_& m) {
           [](LatencyHandle& h, const py::object& e) {
             const space::Encoding enc = h.space->Canonical(EncodingFrom(*h.space, e));
             py::gil_scoped_release release;
+            const std::lock_guard<std::mutex> guard(*h.lock);
             return h.latency->LatencyMs(enc);
           },
           py::arg("encoding"), "Milliseconds per batch of the setup's batch.")
@@ -485,6 +498,7 @@ void InitSearch(py::module_& m) {
             double ms = 0.0;
             {
               py::gil_scoped_release release;
+              const std::lock_guard<std::mutex> guard(*h.lock);
               ms = h.latency->LatencyAndCounts(enc, counts);
             }
             if (!counts) throw InternalError("SimLatency gave no counts");
@@ -502,6 +516,7 @@ void InitSearch(py::module_& m) {
             std::vector<double> out(list.size());
             {
               py::gil_scoped_release release;
+              const std::lock_guard<std::mutex> guard(*h.lock);
               for (size_t i = 0; i < list.size(); ++i) out[i] = h.latency->LatencyMs(list[i]);
             }
             return py::array_t<double>(static_cast<py::ssize_t>(out.size()), out.data());
@@ -515,7 +530,7 @@ void InitSearch(py::module_& m) {
       .def(py::init([](const std::string& spec, const py::object& space, double min_tau) {
              AccuracyHandle h;
              h.space_ref = space;
-             h.space = &space.cast<const SpaceHandle&>().space;
+             h.space = &SpaceOf(space, "SearchAccuracy space").space;
              search::AccuracyFactoryOptions f;
              f.min_surrogate_tau = min_tau;
              h.accuracy = search::MakeAccuracyObjective(spec, *h.space, f);
@@ -539,7 +554,13 @@ void InitSearch(py::module_& m) {
             std::vector<search::ArchCounts> c;
             if (!counts.is_none()) {
               for (const auto& item : counts) {
-                const auto t = item.cast<std::pair<double, double>>();
+                const std::string what = "counts[" + std::to_string(c.size()) + "]";
+                const auto t = CastArg<std::pair<double, double>>(item, what, "(params, flops)");
+                if (!(std::isfinite(t.first) && t.first >= 0 && std::isfinite(t.second) &&
+                      t.second >= 0)) {
+                  throw InputError(what + ": params and flops must be finite and >= 0, got (" +
+                                   FormatShortest(t.first) + ", " + FormatShortest(t.second) + ")");
+                }
                 c.push_back({t.first, t.second});
               }
               if (c.size() != list.size()) {
@@ -580,7 +601,7 @@ void InitSearch(py::module_& m) {
       [](const std::string& model, const std::string& blocks, const std::string& run_dir,
          const std::string& space_file, const Setup& setup, const std::string& out,
          const std::string& mode, const std::string& grid, int phi, int members, int train_members,
-         const py::object& accuracy, const std::string& recipe, uint64_t seed,
+         const py::object& accuracy, const std::string& recipe, const py::object& seed,
          const std::string& trained_file, bool train, bool references, const std::string& name,
          int base_resolution, const py::object& progress) {
         lacs::ScaleRequest r;
@@ -594,7 +615,7 @@ void InitSearch(py::module_& m) {
         r.options.members = members;
         r.options.train_members = train_members;
         r.recipe_key = recipe;
-        r.seed = seed;
+        r.seed = SeedFrom(seed, "seed");
         r.trained_file = trained_file;
         r.train = train;
         r.references = references ? "auto" : "none";
@@ -603,10 +624,10 @@ void InitSearch(py::module_& m) {
         r.base_resolution = base_resolution;
         const lacs::ScalePlan plan = lacs::PlanScale(r);
         lacs::NetworkSimulator simulator(setup.sim);
-        lacs::ScaleProgress on_progress = [&progress](const std::string& line) {
-          if (progress.is_none()) return;
+        const lacs::ScaleProgress on_progress = [&progress](const std::string& line) {
           py::gil_scoped_acquire gil;
-          progress(line);
+          if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C
+          if (!progress.is_none()) progress(line);
         };
         lacs::ScaleRun run;
         if (accuracy.is_none()) {

@@ -51,16 +51,49 @@ models::Graph ModelGraph(const py::handle& model, const sim::SimSetup& setup, in
     o.batch = batch;
     return models::BuiltinModels().Build(model.cast<std::string>(), o);
   }
-  throw InputError("model: expected a dcnas.Graph or a zoo model name, got " +
-                   std::string(py::str(py::type::of(model).attr("__name__"))));
+  throw InputError("model: expected a dcnas.Graph or a zoo model name, got " + TypeName(model));
 }
 
-// A Graph argument by reference (no copy), or a zoo name built into `built`.
-const models::Graph& GraphOf(const py::handle& model, const sim::SimSetup& setup,
-                             models::Graph& built) {
-  if (py::isinstance<models::Graph>(model)) return model.cast<const models::Graph&>();
-  built = ModelGraph(model, setup, setup.batch);
-  return built;
+// A graph prepared for the simulator once (sim/prepared.h), with the Graph it points into.
+struct PreparedHandle {
+  py::object graph_ref;
+  sim::PreparedGraph prepared;
+};
+
+// A model argument resolved while the GIL is held: a prepared graph, a Graph by reference (no
+// copy), or a zoo name built here.
+struct ModelRef {
+  const sim::PreparedGraph* prepared = nullptr;
+  const models::Graph* graph = nullptr;
+  models::Graph built;
+};
+
+void Resolve(const py::handle& model, const sim::SimSetup& setup, ModelRef& ref) {
+  if (py::isinstance<PreparedHandle>(model)) {
+    ref.prepared = &model.cast<const PreparedHandle&>().prepared;
+  } else if (py::isinstance<models::Graph>(model)) {
+    ref.graph = &model.cast<const models::Graph&>();
+  } else {
+    ref.built = ModelGraph(model, setup, setup.batch);
+    ref.graph = &ref.built;
+  }
+}
+
+// Simulates a resolved model on `setup` (no GIL needed).
+Report Run(const ModelRef& ref, const sim::SimSetup& setup, bool details, sim::CostCache* cache) {
+  if (ref.prepared != nullptr) {
+    return sim::Simulate(*ref.prepared, setup.spec, setup.stack, setup.calibration,
+                         setup.Options(details), cache);
+  }
+  return sim::Simulate(*ref.graph, setup.spec, setup.stack, setup.calibration,
+                       setup.Options(details), cache);
+}
+
+// Every model of a list, resolved (the vector is sized once: `built` graphs do not move).
+std::vector<ModelRef> ResolveAll(const py::list& models_list, const sim::SimSetup& setup) {
+  std::vector<ModelRef> refs(models_list.size());
+  for (size_t i = 0; i < refs.size(); ++i) Resolve(models_list[i], setup, refs[i]);
+  return refs;
 }
 
 // A setup with its own per-op cost cache: repeated simulations on it cost each distinct op once.
@@ -333,7 +366,8 @@ py::object Compare(const py::object& families, const py::object& pairs,
         if (colon == std::string::npos) throw InputError("pairs: '" + text + "' is not A:B");
         p.emplace_back(text.substr(0, colon), text.substr(colon + 1));
       } else {
-        p.push_back(item.cast<std::pair<std::string, std::string>>());
+        p.push_back(CastArg<std::pair<std::string, std::string>>(
+            item, "pairs", "'A:B' or a pair (A, B) of names"));
       }
     }
     if (p.empty()) throw InputError("compare: pairs is empty");
@@ -368,6 +402,10 @@ py::object Sweep(const py::object& model, const py::dict& axes_dict, const std::
                  const std::string& precision, int batch, bool fusion) {
   std::vector<study::SweepAxis> axes;
   for (const auto& [k, v] : axes_dict) {
+    if (!py::isinstance<py::str>(k)) {
+      throw InputError("sweep axes: keys must be str, got " + TypeName(k) + " " +
+                       std::string(py::repr(k)));
+    }
     const std::string key = k.cast<std::string>();
     study::SweepAxis axis{key, {}};
     if (py::isinstance<py::str>(v) || !py::isinstance<py::iterable>(v)) {
@@ -448,6 +486,17 @@ void InitSim(py::module_& m) {
            py::arg("fusion") = true)
       .def_property_readonly("accelerator", [](const Setup& s) { return s.sim.spec.name; })
       .def_property_readonly("kind", [](const Setup& s) { return s.sim.spec.kind; })
+      .def_property_readonly("description", [](const Setup& s) { return s.sim.spec.description; })
+      .def_property_readonly("accelerator_file", [](const Setup& s) { return s.sim.spec.file; })
+      .def_property_readonly(
+          "extends", [](const Setup& s) { return s.sim.spec.extends_chain; },
+          "The accelerator file's `extends` chain (a what-if chip names the chip it varies).")
+      .def_property_readonly("clock_ghz", [](const Setup& s) { return s.sim.spec.clock_ghz; })
+      .def_property_readonly("cores", [](const Setup& s) { return s.sim.spec.cores; })
+      .def_property_readonly("hbm_bandwidth_gbps",
+                             [](const Setup& s) { return s.sim.spec.hbm_bandwidth_gbps; })
+      .def_property_readonly("hbm_capacity_gib",
+                             [](const Setup& s) { return s.sim.spec.hbm_capacity_gib; })
       .def_property_readonly("stack", [](const Setup& s) { return s.sim.stack.name; })
       .def_property_readonly("calibration", [](const Setup& s) { return s.sim.calibration.name; })
       .def_property_readonly("dtype",
@@ -581,18 +630,43 @@ void InitSim(py::module_& m) {
                     FormatFixed(r.latency_s * kMs, 3) + " ms per batch of " +
                     std::to_string(r.batch) + ">";
            })
-      .def(py::pickle(
-          [](const Report& r) { return ReportState(r).dump(); },
-          [](const std::string& s) { return ReportFromState(nlohmann::json::parse(s)); }));
+      .def(py::pickle([](const Report& r) { return ReportState(r).dump(); },
+                      [](const std::string& s) {
+                        try {
+                          return ReportFromState(nlohmann::json::parse(s));
+                        } catch (const nlohmann::json::exception& e) {
+                          throw InputError(std::string("Report pickle: not a report's state (") +
+                                           e.what() + ")");
+                        }
+                      }));
 
+  py::class_<PreparedHandle>(m, "PreparedGraph",
+                             "A graph flattened for the simulator once (dcnas.prepare): "
+                             "simulating it again, on any setup, skips the preparation.")
+      .def_property_readonly("model", [](const PreparedHandle& p) {
+        return p.graph_ref.cast<const models::Graph&>().info().model;
+      });
+  m.def(
+      "prepare",
+      [](const py::object& graph) {
+        if (!py::isinstance<models::Graph>(graph)) {
+          throw InputError("prepare: expected a dcnas.Graph, got " + TypeName(graph));
+        }
+        PreparedHandle p;
+        p.graph_ref = graph;
+        p.prepared = sim::Prepare(graph.cast<const models::Graph&>());
+        return p;
+      },
+      py::arg("graph"),
+      "The graph flattened for the simulator (what simulate does first on every call); "
+      "simulate and Simulator.simulate take it in place of the Graph.");
   m.def(
       "simulate",
       [](const py::object& model, const Setup& setup, bool details) {
-        models::Graph built;
-        const models::Graph& graph = GraphOf(model, setup.sim, built);
+        ModelRef ref;
+        Resolve(model, setup.sim, ref);
         py::gil_scoped_release release;
-        return sim::Simulate(graph, setup.sim.spec, setup.sim.stack, setup.sim.calibration,
-                             setup.sim.Options(details));
+        return Run(ref, setup.sim, details, nullptr);
       },
       py::arg("model"), py::arg("setup"), py::arg("details") = true,
       "Simulates inference of `model` (a Graph, or a zoo name built at the setup's batch and "
@@ -600,19 +674,11 @@ void InitSim(py::module_& m) {
   m.def(
       "simulate_many",
       [](const py::list& models_list, const Setup& setup, bool details) {
-        std::vector<models::Graph> built(models_list.size());
-        std::vector<const models::Graph*> graphs;
-        for (size_t i = 0; i < models_list.size(); ++i) {
-          graphs.push_back(&GraphOf(models_list[i], setup.sim, built[i]));
-        }
+        const std::vector<ModelRef> refs = ResolveAll(models_list, setup.sim);
         std::vector<Report> reports;
         py::gil_scoped_release release;
         sim::CostCache cache;
-        for (const models::Graph* g : graphs) {
-          reports.push_back(sim::Simulate(*g, setup.sim.spec, setup.sim.stack,
-                                          setup.sim.calibration, setup.sim.Options(details),
-                                          &cache));
-        }
+        for (const ModelRef& ref : refs) reports.push_back(Run(ref, setup.sim, details, &cache));
         return reports;
       },
       py::arg("models"), py::arg("setup"), py::arg("details") = false,
@@ -627,29 +693,22 @@ void InitSim(py::module_& m) {
       .def(
           "simulate",
           [](Simulator& s, const py::object& model, bool details) {
-            models::Graph built;
-            const models::Graph& graph = GraphOf(model, s.setup.sim, built);
+            ModelRef ref;
+            Resolve(model, s.setup.sim, ref);
             py::gil_scoped_release release;
             const std::lock_guard<std::mutex> guard(s.lock);
-            return sim::Simulate(graph, s.setup.sim.spec, s.setup.sim.stack,
-                                 s.setup.sim.calibration, s.setup.sim.Options(details), &s.cache);
+            return Run(ref, s.setup.sim, details, &s.cache);
           },
           py::arg("model"), py::arg("details") = true, "As dcnas.simulate, with the cache.")
       .def(
           "simulate_many",
           [](Simulator& s, const py::list& models_list, bool details) {
-            std::vector<models::Graph> built(models_list.size());
-            std::vector<const models::Graph*> graphs;
-            for (size_t i = 0; i < models_list.size(); ++i) {
-              graphs.push_back(&GraphOf(models_list[i], s.setup.sim, built[i]));
-            }
+            const std::vector<ModelRef> refs = ResolveAll(models_list, s.setup.sim);
             std::vector<Report> reports;
             py::gil_scoped_release release;
             const std::lock_guard<std::mutex> guard(s.lock);
-            for (const models::Graph* g : graphs) {
-              reports.push_back(sim::Simulate(*g, s.setup.sim.spec, s.setup.sim.stack,
-                                              s.setup.sim.calibration, s.setup.sim.Options(details),
-                                              &s.cache));
+            for (const ModelRef& ref : refs) {
+              reports.push_back(Run(ref, s.setup.sim, details, &s.cache));
             }
             return reports;
           },

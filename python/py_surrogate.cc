@@ -46,13 +46,14 @@ py::tuple Predict(SurrogateHandle& h, const space::FeatureSet& f) {
                         py::array_t<float>(static_cast<py::ssize_t>(stddev.size()), stddev.data()));
 }
 
-sg::SurrogateFitOptions FitOptions(uint64_t seed, double holdout, const std::string& target,
-                                   const std::string& features, int members, bool learning_curve) {
+sg::SurrogateFitOptions FitOptions(const py::object& seed, double holdout,
+                                   const std::string& target, const std::string& features,
+                                   int members, bool learning_curve) {
   if (!(holdout >= 0.0 && holdout < 1.0)) {
     throw InputError("holdout " + FormatShortest(holdout) + ": expected a fraction in [0, 1)");
   }
   sg::SurrogateFitOptions o;
-  o.seed = seed;
+  o.seed = SeedFrom(seed, "seed");
   o.holdout = holdout;
   o.target = target;
   o.features = sg::FeatureSpec::Parse(features);
@@ -81,7 +82,7 @@ void InitSurrogate(py::module_& m) {
       .def_static(
           "fit",
           [](const SpaceHandle& sh, const py::object& encodings,
-             const std::vector<double>& accuracies, uint64_t seed, double holdout,
+             const std::vector<double>& accuracies, const py::object& seed, double holdout,
              const std::string& target, const std::string& features, int members,
              bool learning_curve) {
             const std::vector<space::Encoding> list = EncodingsFrom(sh.space, encodings);
@@ -113,8 +114,9 @@ void InitSurrogate(py::module_& m) {
       .def_static(
           "fit_files",
           [](const std::string& space_file, const std::vector<std::string>& data_files,
-             const std::string& out, uint64_t seed, double holdout, const std::string& target,
-             const std::string& features, int members, bool learning_curve) {
+             const std::string& out, const py::object& seed, double holdout,
+             const std::string& target, const std::string& features, int members,
+             bool learning_curve) {
             const sg::SurrogateFitOptions o =
                 FitOptions(seed, holdout, target, features, members, learning_curve);
             {

@@ -21,7 +21,7 @@ void InitTorch(py::module_& m) {
   m.def(
       "measure",
       [](const models::Graph& graph, const std::string& mode, int threads, int warmup, int repeats,
-         uint64_t seed, bool cpu_clock) {
+         const py::object& seed, bool cpu_clock) {
         lt::MeasureOptions o;
         if (mode == "infer") {
           o.mode = lt::MeasureMode::kInference;
@@ -33,7 +33,7 @@ void InitTorch(py::module_& m) {
         o.threads = threads;
         o.warmup = warmup;
         o.repeats = repeats;
-        o.seed = seed;
+        o.seed = SeedFrom(seed, "seed");
         o.cpu_clock = cpu_clock;
         lt::Measurement r;
         {
@@ -60,7 +60,7 @@ void InitTorch(py::module_& m) {
   m.def(
       "train",
       [](const models::Graph& graph, const std::string& out, int epochs, int batch,
-         const std::string& optimizer, double learning_rate, uint64_t seed, int threads,
+         const std::string& optimizer, double learning_rate, const py::object& seed, int threads,
          int64_t limit_train, int64_t limit_eval, const std::string& data_dir, bool resume,
          const py::object& progress) {
         lt::TrainOptions t;
@@ -70,16 +70,18 @@ void InitTorch(py::module_& m) {
         t.batch = batch;
         t.optimizer = lt::ParseOptimizer(optimizer);
         t.learning_rate = learning_rate;
-        t.seed = seed;
+        t.seed = SeedFrom(seed, "seed");
         t.threads = threads;
         t.limit_train = limit_train;
         t.limit_eval = limit_eval;
         if (!data_dir.empty()) t.data_dir = data_dir;
         t.resume = resume;
+        // Ctrl-C stops the training at the next progress line (resume=True continues from the
+        // last epoch's checkpoint).
         const lt::ProgressFn on_progress = [&progress](const std::string& line, bool final) {
-          if (progress.is_none()) return;
           py::gil_scoped_acquire gil;
-          progress(line, final);
+          if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+          if (!progress.is_none()) progress(line, final);
         };
         lt::TrainResult r;
         {

@@ -35,7 +35,7 @@ void Validate(const SearchOptions& o) {
   }
   if (!o.accuracy_only && (!(o.target_ms > 0.0) || !std::isfinite(o.target_ms))) {
     throw InputError("--target-ms must be a positive latency in milliseconds (got " +
-                     nlohmann::json(o.target_ms).dump() + ")");
+                     FormatShortest(o.target_ms) + ")");
   }
   if (o.accuracy_only && o.hard) {
     throw InputError(
@@ -58,7 +58,7 @@ void Validate(const SearchOptions& o) {
     throw InputError("an asynchronous search needs workers (--executor mpi)");
   }
   if (!std::isfinite(o.w) || o.w > 0.0) {
-    throw InputError("--w must be a finite exponent <= 0 (got " + nlohmann::json(o.w).dump() + ")");
+    throw InputError("--w must be a finite exponent <= 0 (got " + FormatShortest(o.w) + ")");
   }
 }
 

@@ -671,7 +671,20 @@ Acquisition ParseAcquisition(const std::string& name) {
       "confidence bound)");
 }
 
+namespace {
+
+void CheckStrategyName(const std::string& name) {
+  const std::vector<std::string> names = StrategyNames();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw InputError("unknown strategy '" + name + "' (valid: " + Join(names, ", ") + ")" +
+                     DidYouMean(name, names));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> StrategyParameters(const std::string& name) {
+  CheckStrategyName(name);
   if (name == "evolution") return {"population", "tournament", "mutations", "start"};
   if (name == "nsga2") return {"population", "mutations"};
   if (name == "predictor") {
@@ -723,11 +736,7 @@ std::vector<std::string> StrategyNames() {
 
 std::unique_ptr<Strategy> MakeStrategy(const std::string& name, const space::Space& space,
                                        const StrategyOptions& options) {
-  const std::vector<std::string> names = StrategyNames();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    throw InputError("unknown strategy '" + name + "' (valid: " + Join(names, ", ") + ")" +
-                     DidYouMean(name, names));
-  }
+  CheckStrategyName(name);
   ValidateOptions(name, options);
   if (name == "random") return std::make_unique<RandomStrategy>(space, options);
   if (name == "evolution") return std::make_unique<EvolutionStrategy>(space, options);

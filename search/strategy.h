@@ -166,7 +166,8 @@ int EvolutionStart(const StrategyOptions& options);
 inline constexpr int kPredictorStart = 10;
 
 // The parameters (command-line option names, without "--") a strategy takes, in a fixed order:
-// what `dcnas search` accepts for it and what its journal records.
+// what `dcnas search` accepts for it and what its journal records. InputError for an unknown
+// strategy (listing the valid ones).
 std::vector<std::string> StrategyParameters(const std::string& name);
 
 // Sets one of `strategy`'s parameters (a StrategyParameters name) in `options` from its text:

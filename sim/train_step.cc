@@ -657,6 +657,9 @@ TrainGraph BuildTrainGraph(const PreparedGraph& forward, Optimizer optimizer, bo
 
 int PerChipBatch(int global_batch, int chips, const AcceleratorSpec& spec) {
   if (chips < 1) throw InputError("--chips must be at least 1, got " + std::to_string(chips));
+  if (global_batch < 1) {
+    throw InputError("global batch must be at least 1, got " + std::to_string(global_batch));
+  }
   const int replicas = spec.interconnect.replicas_per_chip;
   const int64_t slice_replicas = static_cast<int64_t>(chips) * replicas;
   if (global_batch % slice_replicas != 0) {

@@ -342,6 +342,7 @@ SurrogateFit FitAccuracySurrogate(const space::Space& space, const std::string& 
 
 proxy::AccuracyData ReadAccuracyFiles(const std::vector<std::string>& files,
                                       const space::Space& space, std::string* contents) {
+  if (files.empty()) throw InputError("no accuracy files given (the list of data files is empty)");
   std::vector<proxy::AccuracyData> parts;
   for (const std::string& f : files) {
     const std::string text = ReadFile(f);

@@ -38,6 +38,15 @@ TEST_CASE("every zoo graph round-trips exactly through JSON", "[json]") {
     CHECK(back == g);
     CHECK(GraphToJsonString(back) == text);
   }
+  // At every dtype (only the input op carries it; the other ops read back as built).
+  for (const DType dtype : {DType::kFp16, DType::kBf16, DType::kInt8}) {
+    BuildOptions o;
+    o.dtype = dtype;
+    for (const std::string name : {"efficientnet-b0", "vit-b-16"}) {
+      const Graph g = BuiltinModels().Build(name, o);
+      CHECK(GraphFromJsonString(GraphToJsonString(g), name) == g);
+    }
+  }
 }
 
 TEST_CASE("a hand-written graph reads with defaults", "[json]") {

@@ -263,6 +263,34 @@ TEST_CASE("MakeStrategy refuses unknown names and bad options") {
   }
 }
 
+TEST_CASE("strategy parameters: the names each takes, set from text, refused where not taken") {
+  CHECK(StrategyParameters("random").empty());
+  CHECK(StrategyParameters("nsga2") == std::vector<std::string>{"population", "mutations"});
+  CHECK_THROWS_WITH(StrategyParameters("evolutoin"), Catch::Contains("did you mean: evolution"));
+  StrategyOptions o;
+  SetStrategyParameter(o, "evolution", "population", "12");
+  SetStrategyParameter(o, "evolution", "tournament", "3");
+  CHECK(o.population == 12);
+  CHECK(o.tournament == 3);
+  SetStrategyParameter(o, "predictor", "model", "trees");
+  SetStrategyParameter(o, "predictor", "acquisition", "ts");
+  SetStrategyParameter(o, "predictor", "kappa", "2.5");
+  SetStrategyParameter(o, "predictor", "ensemble", "4");
+  CHECK(o.model.kind == PredictorModelKind::kTrees);
+  CHECK(o.acquisition == Acquisition::kThompson);
+  CHECK(o.kappa == 2.5);
+  CHECK(o.model.members == 4);
+  CHECK_THROWS_WITH(SetStrategyParameter(o, "random", "population", "3"),
+                    Catch::Contains("does not apply to random") && Catch::Contains("takes none"));
+  CHECK_THROWS_WITH(SetStrategyParameter(o, "nsga2", "kappa", "1"),
+                    Catch::Contains("it takes population, mutations"));
+  CHECK_THROWS_WITH(SetStrategyParameter(o, "evolution", "population", "2.5"),
+                    Catch::Contains("expected an integer, got '2.5'"));
+  CHECK_THROWS_WITH(SetStrategyParameter(o, "predictor", "kappa", "nan"),
+                    Catch::Contains("expected a number, got 'nan'"));
+  CHECK_THROWS_AS(SetStrategyParameter(o, "predictor", "model", "mlp"), InputError);
+}
+
 TEST_CASE("nsga2 hands out one generation and waits for its tells") {
   StrategyOptions o = Options(5);
   o.population = 10;

@@ -247,6 +247,7 @@ TEST_CASE("the step splits into forward, backward, all-reduce and update") {
   CHECK_THAT(text, Catch::Contains("all-reduce") && Catch::Contains("torus2d 4x4"));
   CHECK_THAT(TrainReportToJson(r), Catch::Contains("\"exposed_s\""));
   CHECK_THROWS_AS(PerChipBatch(1000, 16, spec), InputError);  // 1000 / 32 replicas
+  CHECK_THROWS_AS(PerChipBatch(-128, 4, spec), InputError);   // a negative batch splits too
   CHECK(PerChipBatch(1024, 16, spec) == 64);
   CHECK_THROWS_AS(ParseOptimizer("sgd"), InputError);
 }

@@ -122,6 +122,8 @@ TEST_CASE("fitting from files: the data's hash, the report and chart, then the m
                                               (dir / "m.bin").string(), o),
                     Contains("m.bin"));
   CHECK_FALSE(fs::exists(dir / "m.bin.report.json"));
+  CHECK_THROWS_WITH(FitAccuracySurrogateFiles(SpacePath(), {}, (dir / "m.json").string(), o),
+                    Contains("list of data files is empty"));
 
   const std::string out = (dir / "m.json").string();
   const SurrogateFit fit = FitAccuracySurrogateFiles(SpacePath(), {a, b}, out, o);
