@@ -181,10 +181,25 @@ sim::TimeSplit SplitFrom(const nlohmann::json& j) {
           j.at(3).get<double>(), j.at(4).get<double>()};
 }
 
+nlohmann::json IdentityState(const sim::RunIdentity& r) {
+  return {r.tool_version,     r.model, r.resolution, r.dtype,       r.accelerator,
+          r.accelerator_file, r.stack, r.stack_file, r.calibration, r.calibration_file};
+}
+void IdentityFrom(const nlohmann::json& id, sim::RunIdentity& r) {
+  r.tool_version = id.at(0);
+  r.model = id.at(1);
+  r.resolution = id.at(2);
+  r.dtype = id.at(3);
+  r.accelerator = id.at(4);
+  r.accelerator_file = id.at(5);
+  r.stack = id.at(6);
+  r.stack_file = id.at(7);
+  r.calibration = id.at(8);
+  r.calibration_file = id.at(9);
+}
 nlohmann::json ReportState(const Report& r) {
   nlohmann::json j;
-  j["id"] = {r.tool_version,     r.model, r.resolution, r.dtype,       r.accelerator,
-             r.accelerator_file, r.stack, r.stack_file, r.calibration, r.calibration_file};
+  j["id"] = IdentityState(r);
   j["run"] = {r.batch, r.overrides, r.extends, r.context_fingerprint, r.fusion};
   j["params"] = r.calibration_params;
   j["peaks"] = {r.peak_flops_per_s, r.clock_ghz,       r.sustained_clock_ghz,
@@ -224,17 +239,7 @@ nlohmann::json ReportState(const Report& r) {
 
 Report ReportFromState(const nlohmann::json& j) {
   Report r;
-  const auto& id = j.at("id");
-  r.tool_version = id.at(0);
-  r.model = id.at(1);
-  r.resolution = id.at(2);
-  r.dtype = id.at(3);
-  r.accelerator = id.at(4);
-  r.accelerator_file = id.at(5);
-  r.stack = id.at(6);
-  r.stack_file = id.at(7);
-  r.calibration = id.at(8);
-  r.calibration_file = id.at(9);
+  IdentityFrom(j.at("id"), r);
   const auto& run = j.at("run");
   r.batch = run.at(0);
   r.overrides = run.at(1).get<std::vector<std::string>>();
@@ -302,6 +307,71 @@ Report ReportFromState(const nlohmann::json& j) {
     r.blocks.push_back(std::move(x));
   }
   return r;
+}
+
+// A training report's whole state (every number as computed), for pickling.
+nlohmann::json PhaseState(const sim::TrainPhaseReport& p) {
+  return {SplitState(p.time), p.kernels, p.flops, p.hbm_bytes};
+}
+sim::TrainPhaseReport PhaseFrom(const nlohmann::json& j) {
+  return {SplitFrom(j.at(0)), j.at(1).get<int>(), j.at(2).get<double>(), j.at(3).get<double>()};
+}
+
+nlohmann::json TrainReportState(const sim::TrainReport& r) {
+  const sim::TrainMemory& m = r.memory;
+  const sim::AllReduceCost& a = r.allreduce;
+  return {IdentityState(r),
+          {r.optimizer, r.global_batch, r.chips, r.replicas, r.per_chip_batch, r.per_replica_batch,
+           r.params},
+          {PhaseState(r.forward), PhaseState(r.backward), PhaseState(r.update)},
+          {a.seconds, a.intra_chip_s, a.inter_chip_s, a.algorithm, a.participants},
+          {r.allreduce_bytes, r.allreduce_hidden_s, r.allreduce_exposed_s, r.step_s, r.images_per_s,
+           r.step_flops, r.achieved_flops_per_s, r.percent_of_peak},
+          {m.weights, m.gradients, m.optimizer, m.activations_saved, m.activations_peak, m.input,
+           m.total, m.capacity}};
+}
+
+sim::TrainReport TrainReportFrom(const nlohmann::json& j) {
+  sim::TrainReport r;
+  IdentityFrom(j.at(0), r);
+  const auto& b = j.at(1);
+  r.optimizer = b.at(0);
+  r.global_batch = b.at(1);
+  r.chips = b.at(2);
+  r.replicas = b.at(3);
+  r.per_chip_batch = b.at(4);
+  r.per_replica_batch = b.at(5);
+  r.params = b.at(6);
+  r.forward = PhaseFrom(j.at(2).at(0));
+  r.backward = PhaseFrom(j.at(2).at(1));
+  r.update = PhaseFrom(j.at(2).at(2));
+  const auto& a = j.at(3);
+  r.allreduce = {a.at(0).get<double>(), a.at(1).get<double>(), a.at(2).get<double>(),
+                 a.at(3).get<std::string>(), a.at(4).get<int>()};
+  const auto& t = j.at(4);
+  r.allreduce_bytes = t.at(0);
+  r.allreduce_hidden_s = t.at(1);
+  r.allreduce_exposed_s = t.at(2);
+  r.step_s = t.at(3);
+  r.images_per_s = t.at(4);
+  r.step_flops = t.at(5);
+  r.achieved_flops_per_s = t.at(6);
+  r.percent_of_peak = t.at(7);
+  const auto& m = j.at(5);
+  r.memory = {m.at(0).get<double>(), m.at(1).get<double>(), m.at(2).get<double>(),
+              m.at(3).get<double>(), m.at(4).get<double>(), m.at(5).get<double>(),
+              m.at(6).get<double>(), m.at(7).get<double>()};
+  return r;
+}
+
+// Unpickles with `from`, turning a state that is not one into an InputError naming `what`.
+template <typename From>
+auto Unpickle(const std::string& state, const std::string& what, From from) {
+  try {
+    return from(nlohmann::json::parse(state));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(what + " pickle: not a report's state (" + e.what() + ")");
+  }
 }
 
 py::dict OverridesDict(const std::vector<Override>& overrides) {
@@ -630,15 +700,9 @@ void InitSim(py::module_& m) {
                     FormatFixed(r.latency_s * kMs, 3) + " ms per batch of " +
                     std::to_string(r.batch) + ">";
            })
-      .def(py::pickle([](const Report& r) { return ReportState(r).dump(); },
-                      [](const std::string& s) {
-                        try {
-                          return ReportFromState(nlohmann::json::parse(s));
-                        } catch (const nlohmann::json::exception& e) {
-                          throw InputError(std::string("Report pickle: not a report's state (") +
-                                           e.what() + ")");
-                        }
-                      }));
+      .def(py::pickle(
+          [](const Report& r) { return ReportState(r).dump(); },
+          [](const std::string& state) { return Unpickle(state, "Report", &ReportFromState); }));
 
   py::class_<PreparedHandle>(m, "PreparedGraph",
                              "A graph flattened for the simulator once (dcnas.prepare): "
@@ -764,9 +828,14 @@ void InitSim(py::module_& m) {
       .def_readonly("percent_of_peak", &sim::TrainReport::percent_of_peak)
       .def("to_text", &sim::TrainReportToText)
       .def("to_json", &sim::TrainReportToJson)
-      .def("to_dict", [](const sim::TrainReport& r) {
-        return ToPython(nlohmann::json::parse(sim::TrainReportToJson(r)));
-      });
+      .def("to_dict",
+           [](const sim::TrainReport& r) {
+             return ToPython(nlohmann::json::parse(sim::TrainReportToJson(r)));
+           })
+      .def(py::pickle([](const sim::TrainReport& r) { return TrainReportState(r).dump(); },
+                      [](const std::string& state) {
+                        return Unpickle(state, "TrainReport", &TrainReportFrom);
+                      }));
 
   m.def("compare", &Compare, py::arg("families") = py::none(), py::arg("pairs") = py::none(),
         py::arg("accelerators") = "tpu-v3", py::arg("batch") = 128, py::arg("stack") = "",

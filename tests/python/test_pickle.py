@@ -100,3 +100,16 @@ def test_corrupt_report_pickle_is_input_error():
     assert b'"totals"' in data
     with pytest.raises(dcnas.InputError, match="totals"):
         pickle.loads(data.replace(b'"totals"', b'"tXtals"'))
+
+
+def test_train_report_pickle():
+    r = dcnas.simulate_train("resnet50", dcnas.Setup("tpu-v3", batch=256), optimizer="adam",
+                             chips=4)
+    q = pickle.loads(pickle.dumps(r))
+    assert q.to_json() == r.to_json()
+    assert q.to_text() == r.to_text()
+    assert (q.step_s, q.images_per_s, q.per_chip_batch) == (r.step_s, r.images_per_s,
+                                                            r.per_chip_batch)
+    data = pickle.dumps(r)
+    with pytest.raises(dcnas.InputError, match="TrainReport pickle"):
+        pickle.loads(data.replace(b'[[', b'[{', 1))
