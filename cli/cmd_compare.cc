@@ -4,8 +4,11 @@
 
 #include "cli/cli.h"
 #include "cli/sim_common.h"
+#include "common/data_dir.h"
 #include "common/svg_chart.h"
 #include "common/table.h"
+#include "models/zoo/published_top1.h"
+#include "study/equal_accuracy.h"
 #include "study/family_compare.h"
 
 namespace dcnas::cli {
@@ -83,6 +86,55 @@ Chart LatencyChart(const study::Comparison& cmp, const std::string& setup_text, 
   return chart;
 }
 
+// `--at-equal-accuracy`: the families' members against the baseline's accuracy-latency curve.
+int RunAtEqualAccuracy(const std::string& families_text, const std::string& published_path,
+                       const SimSelection& sim_sel, int batch, Format f) {
+  const auto families = SplitList(families_text);
+  const std::string path =
+      published_path.empty() ? DataPath(models::kPublishedTop1File) : published_path;
+  const sim::SimSetup setup = sim_sel.LoadSetups({sim_sel.accel}).front();
+  const study::EqualAccuracy r =
+      study::CompareAtEqualAccuracy(families, setup, sim_sel.StudyOptions(batch),
+                                    models::BuiltinModels(), models::ReadPublishedTop1(path));
+  if (f == Format::kJson) {
+    nlohmann::json j = study::EqualAccuracyToJson(r);
+    j["accelerator"] = setup.spec.name;
+    j["stack"] = setup.stack.name;
+    j["dtype"] = sim_sel.PrecisionFor(setup.spec.kind);
+    j["batch"] = batch;
+    j["published"] = path;
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
+  Table t({"family", "model", "top1", "latency_ms", "baseline_ms_at_top1", "speedup"});
+  t.SetRightAligned({false, false, true, true, true, true});
+  const auto opt = [](const std::optional<double>& v, int digits, const std::string& suffix) {
+    return v ? FormatFixed(*v, digits) + suffix : std::string("-");
+  };
+  for (const auto& fam : r.families) {
+    for (const auto& row : fam.rows) {
+      t.AddRow({fam.family, row.model, opt(row.top1, 1, ""), FormatFixed(row.latency_ms, 3),
+                opt(row.baseline_ms, 3, ""), opt(row.speedup, 3, "x")});
+    }
+    t.AddRow({fam.family, "geomean (" + std::to_string(fam.compared) + " compared)", "", "", "",
+              opt(fam.geomean_speedup, 3, "x")});
+  }
+  if (f == Format::kText) {
+    std::cout << "on " << setup.spec.name << " / " << setup.stack.name << " "
+              << sim_sel.PrecisionFor(setup.spec.kind) << ", batch " << batch << "; speedup = the "
+              << r.baseline
+              << " curve's latency at the model's published top-1 / the model's latency\n"
+              << "baseline front:";
+    for (const auto& p : r.curve) {
+      std::cout << " " << p.model << " (" << FormatFixed(p.top1, 1) << "%, "
+                << FormatFixed(p.latency_ms, 3) << " ms)";
+    }
+    std::cout << "\npublished top-1: " << path << "\n";
+  }
+  std::cout << (f == Format::kCsv ? t.ToCsv() : t.ToText());
+  return 0;
+}
+
 }  // namespace
 
 int RunCompare(const Args& args) {
@@ -94,6 +146,8 @@ int RunCompare(const Args& args) {
   std::string out;
   std::vector<std::string> onnx_paths;
   int batch = 128;
+  bool at_equal_accuracy = false;
+  std::string published;
   options.add_options()(
       "family", po::value(&families_text),
       "comma-separated families (`dcnas models list`); the first is the baseline")(
@@ -103,7 +157,14 @@ int RunCompare(const Args& args) {
       "ONNX files: each is a model named by its file's stem, for --pairs (family onnx)")(
       "batch", po::value(&batch)->default_value(128), "batch size")(
       "format", po::value(&format)->default_value("text"), "text, json or csv")(
-      "out", po::value(&out), "write a latency chart (SVG) here");
+      "out", po::value(&out), "write a latency chart (SVG) here")(
+      "at-equal-accuracy", po::bool_switch(&at_equal_accuracy),
+      "compare each member of the other families with the first family's latency at the "
+      "member's published ImageNet top-1, read off the first family's accuracy-latency curve "
+      "(its Pareto front, log-linear between members), instead of pairing members by suffix")(
+      "published", po::value(&published),
+      "--at-equal-accuracy: the published top-1 table (default: the shipped "
+      "data/accuracy/published-imagenet.csv)");
   sim_sel.AddOptions(options, false);
   po::variables_map vm;
   if (!Parse(
@@ -119,6 +180,16 @@ int RunCompare(const Args& args) {
   }
   const Format f = ParseFormat(format);
   if (batch < 1) throw UsageError("--batch must be >= 1");
+  if (at_equal_accuracy) {
+    if (!pairs_text.empty() || !onnx_paths.empty() || !out.empty()) {
+      throw UsageError("--at-equal-accuracy takes --family (not --pairs, --onnx or --out)");
+    }
+    if (SplitList(sim_sel.accel).size() != 1) {
+      throw UsageError("--at-equal-accuracy: give one accelerator");
+    }
+    return RunAtEqualAccuracy(families_text, published, sim_sel, batch, f);
+  }
+  if (!published.empty()) throw UsageError("--published applies to --at-equal-accuracy only");
   const models::ModelRegistry registry = RegistryWithOnnx(onnx_paths);
   const study::Lineup lineup = LineupFrom(families_text, pairs_text, registry);
   const auto accels = SplitList(sim_sel.accel);

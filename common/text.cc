@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <utility>
+
+#include "common/errors.h"
 
 namespace dcnas {
 
@@ -155,6 +159,17 @@ std::string BoundedMessage(std::string_view message, size_t max_word) {
     i = end;
   }
   return out;
+}
+
+double ParseNumberField(const std::string& text, const std::string& where,
+                        const std::string& column) {
+  double v = 0.0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
+      !std::isfinite(v)) {
+    throw InputError(where + ": column '" + column + "': not a finite number: '" + text + "'");
+  }
+  return v;
 }
 
 }  // namespace dcnas

@@ -31,4 +31,9 @@ bool IsValidUtf8(std::string_view text);
 std::string BoundedMessage(std::string_view message, size_t max_word = 512);
 std::vector<std::string> Split(std::string_view text, char separator);
 
+// A CSV field that must be a finite number; InputError "WHERE: column 'COLUMN': not a finite
+// number: 'TEXT'" otherwise (WHERE names the file and line).
+double ParseNumberField(const std::string& text, const std::string& where,
+                        const std::string& column);
+
 }  // namespace dcnas

@@ -1,6 +1,5 @@
 #include "proxy/zero_cost_table.h"
 
-#include <charconv>
 #include <cmath>
 
 #include "common/errors.h"
@@ -8,20 +7,6 @@
 #include "common/text.h"
 
 namespace dcnas::proxy {
-namespace {
-
-double Number(const std::string& text, const std::string& where, const std::string& column) {
-  double v = 0.0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
-      !std::isfinite(v)) {
-    throw InputError(where + ": column '" + column + "': not a finite number: '" + text + "'");
-  }
-  return v;
-}
-
-}  // namespace
-
 std::map<std::string, ZeroCostEntry> ReadZeroCostTable(const std::string& path,
                                                        const space::Space& space) {
   const std::vector<std::string> lines = Split(ReadFile(path), '\n');
@@ -52,13 +37,13 @@ std::map<std::string, ZeroCostEntry> ReadZeroCostTable(const std::string& path,
     }
     ZeroCostEntry entry;
     for (size_t k = 0; k < kZeroCostScores.size(); ++k) {
-      entry.scores[k] = Number(f[col.at(kZeroCostScores[k])], where, kZeroCostScores[k]);
+      entry.scores[k] = ParseNumberField(f[col.at(kZeroCostScores[k])], where, kZeroCostScores[k]);
     }
     entry.time_s =
-        col.count("time_s") ? Number(f[col.at("time_s")], where, "time_s") : std::nan("");
+        col.count("time_s") ? ParseNumberField(f[col.at("time_s")], where, "time_s") : std::nan("");
     if (col.count("recipe")) entry.recipe = f[col.at("recipe")];
     if (col.count("batch")) {
-      const double batch = Number(f[col.at("batch")], where, "batch");
+      const double batch = ParseNumberField(f[col.at("batch")], where, "batch");
       if (batch < 1 || batch > 4096 || batch != std::floor(batch)) {
         throw InputError(where + ": column 'batch': not a whole number in [1, 4096]");
       }

@@ -20,16 +20,6 @@ namespace {
 
 constexpr const char* kHeader = "model,recipe,seed,proxy_resolution,label,proxy_params,time_s";
 
-double Number(const std::string& text, const std::string& where, const std::string& column) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  throw InputError(where + ": column '" + column + "': not a finite number: '" + text + "'");
-}
-
 // The proxy resolution of a model evaluated at `resolution` px: the recipe's, scaled by
 // resolution / 224 and rounded as a scaled network of a space is.
 int ZooProxyResolution(int recipe_resolution, int resolution) {
@@ -39,50 +29,6 @@ int ZooProxyResolution(int recipe_resolution, int resolution) {
 }
 
 }  // namespace
-
-std::vector<PublishedTop1> ReadPublishedTop1(const std::string& path) {
-  const std::vector<std::string> lines = Split(ReadFile(path), '\n');
-  if (lines.empty() || lines[0].empty()) throw InputError(path + ": empty (expected a header)");
-  const std::vector<std::string> header = Split(lines[0], ',');
-  std::map<std::string, size_t> col;
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* c : {"model", "top1", "resolution", "source"}) {
-    if (!col.count(c)) {
-      throw InputError(path + ":1: missing column '" + std::string(c) +
-                       "' (model,top1,resolution,source[,note])");
-    }
-  }
-  std::vector<PublishedTop1> rows;
-  std::set<std::string> seen;
-  for (size_t ln = 1; ln < lines.size(); ++ln) {
-    if (lines[ln].empty() && ln + 1 == lines.size()) break;
-    const std::string where = path + ":" + std::to_string(ln + 1);
-    const std::vector<std::string> f = Split(lines[ln], ',');
-    if (f.size() != header.size()) {
-      throw InputError(where + ": " + std::to_string(f.size()) + " fields, header has " +
-                       std::to_string(header.size()));
-    }
-    PublishedTop1 r;
-    r.model = f[col.at("model")];
-    if (!models::BuiltinModels().Contains(r.model)) {
-      throw InputError(where + ": column 'model': '" + r.model + "' is not a zoo model");
-    }
-    if (!seen.insert(r.model).second) throw InputError(where + ": model '" + r.model + "' twice");
-    r.top1 = Number(f[col.at("top1")], where, "top1");
-    if (!(r.top1 > 0.0 && r.top1 <= 100.0)) {
-      throw InputError(where + ": column 'top1': " + f[col.at("top1")] + " not in (0, 100]");
-    }
-    const double res = Number(f[col.at("resolution")], where, "resolution");
-    if (res < 32 || res > 2048 || res != std::floor(res)) {
-      throw InputError(where + ": column 'resolution': not a whole number in [32, 2048]");
-    }
-    r.resolution = static_cast<int>(res);
-    r.source = f[col.at("source")];
-    rows.push_back(std::move(r));
-  }
-  if (rows.size() < 3) throw InputError(path + ": fewer than 3 models");
-  return rows;
-}
 
 ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress) {
   ValidateRecipe(o.recipe, o.jobs);
@@ -108,10 +54,10 @@ ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress
     }
     ZooProxyRow r;
     r.model = f[0];
-    r.proxy_resolution = static_cast<int>(Number(f[3], where, "proxy_resolution"));
-    r.label = Number(f[4], where, "label");
-    r.proxy_params = static_cast<int64_t>(Number(f[5], where, "proxy_params"));
-    r.time_s = Number(f[6], where, "time_s");
+    r.proxy_resolution = static_cast<int>(ParseNumberField(f[3], where, "proxy_resolution"));
+    r.label = ParseNumberField(f[4], where, "label");
+    r.proxy_params = static_cast<int64_t>(ParseNumberField(f[5], where, "proxy_params"));
+    r.time_s = ParseNumberField(f[6], where, "time_s");
     if (!done.emplace(r.model, r).second) {
       throw InputError(where + ": model '" + r.model + "' twice");
     }

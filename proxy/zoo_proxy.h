@@ -14,20 +14,14 @@
 #include <vector>
 
 #include "common/rank_correlation.h"
+#include "models/zoo/published_top1.h"
 #include "proxy/accuracy_data.h"
 
 namespace dcnas::proxy {
 
-// One row of the published table: model, top-1 (percent), its evaluation resolution, source.
-struct PublishedTop1 {
-  std::string model;
-  double top1 = 0.0;
-  int resolution = 0;
-  std::string source;
-};
-// Reads model,top1,resolution,source[,note]; every model must be in the zoo, each once, top-1 in
-// (0, 100]. InputError naming the file, line and column.
-std::vector<PublishedTop1> ReadPublishedTop1(const std::string& path);
+// The published table (models/zoo/published_top1.h).
+using models::PublishedTop1;
+using models::ReadPublishedTop1;
 
 struct ZooProxyOptions {
   std::string published;  // the published table

@@ -191,6 +191,12 @@ def compare(families: Optional[Union[str, Sequence[str]]] = None,
             overrides: Optional[Mapping[str, OverrideValue]] = None, precision: str = "",
             fusion: bool = True) -> Record:
     """`dcnas compare --format json` as a dict: setups, batch, rows, geomean."""
+def compare_at_equal_accuracy(families: Union[str, Sequence[str]], accelerator: str = "tpu-v3",
+                              batch: int = 128, stack: str = "", calibration: str = "",
+                              overrides: Optional[Mapping[str, OverrideValue]] = None,
+                              precision: str = "", fusion: bool = True,
+                              published: str = "") -> Record:
+    """`dcnas compare --at-equal-accuracy --format json` (without the setup fields) as a dict."""
 def sweep(model: Union[Graph, str], axes: Mapping[str, Union[OverrideValue, Sequence[OverrideValue]]],
           accelerator: str = "tpu-v3", stack: str = "", calibration: str = "",
           precision: str = "", batch: int = 128, fusion: bool = True) -> list[Record]: ...

@@ -4,13 +4,16 @@
 #include <string>
 #include <vector>
 
+#include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/table.h"
 #include "common/text.h"
+#include "models/zoo/published_top1.h"
 #include "models/zoo/zoo.h"
 #include "python/bind.h"
 #include "sim/spec.h"
 #include "sim/train_step.h"
+#include "study/equal_accuracy.h"
 #include "study/family_compare.h"
 #include "study/precision.h"
 #include "study/roofline.h"
@@ -845,6 +848,34 @@ void InitSim(py::module_& m) {
         "['a:b', ...], on one accelerator (speedups over the first family) or two (each family "
         "on the second against the first). Returns the command's JSON as a dict: setups, batch, "
         "rows (one per member) and geomean.");
+  m.def(
+      "compare_at_equal_accuracy",
+      [](const py::object& families, const std::string& accelerator, int batch,
+         const std::string& stack, const std::string& calibration, const py::object& overrides,
+         const std::string& precision, bool fusion, const std::string& published) {
+        const auto names = NameList(families, "families");
+        const auto setups =
+            StudySetups({accelerator}, stack, calibration, OverridesFrom(overrides));
+        const study::RunOptions options = StudyOptions(batch, precision, fusion);
+        const std::string path =
+            published.empty() ? DataPath(models::kPublishedTop1File) : published;
+        const auto table = models::ReadPublishedTop1(path);
+        study::EqualAccuracy r;
+        {
+          py::gil_scoped_release release;
+          r = study::CompareAtEqualAccuracy(names, setups.front(), options, models::BuiltinModels(),
+                                            table);
+        }
+        return ToPython(study::EqualAccuracyToJson(r));
+      },
+      py::arg("families"), py::arg("accelerator") = "tpu-v3", py::arg("batch") = 128,
+      py::arg("stack") = "", py::arg("calibration") = "", py::arg("overrides") = py::none(),
+      py::arg("precision") = "", py::arg("fusion") = true, py::arg("published") = "",
+      "`dcnas compare --at-equal-accuracy`: each member of the other families against the first "
+      "family's latency at the member's published ImageNet top-1 (its accuracy-latency Pareto "
+      "front, log-linear between members; published: the shipped table by default). Returns "
+      "baseline, baseline_front and per family its rows (top1, latency_ms, baseline_ms_at_top1, "
+      "speedup; None where there is none) and geomean_speedup.");
   m.def("sweep", &Sweep, py::arg("model"), py::arg("axes"), py::arg("accelerator") = "tpu-v3",
         py::arg("stack") = "", py::arg("calibration") = "", py::arg("precision") = "",
         py::arg("batch") = 128, py::arg("fusion") = true,

@@ -125,6 +125,21 @@ check "compare: --family with --pairs refused" 2 "$dcnas" compare --family effic
 contains "--family/--pairs: says why" "$tmp/err" "exclude each other"
 check "abbreviated option refused" 2 "$dcnas" sim --mod efficientnet-b0
 contains "abbreviation named" "$tmp/err" "unrecognised option '--mod'"
+check "compare at equal accuracy" 0 "$dcnas" compare --family efficientnet,regnety,resnest \
+  --accel v100 --batch 8 --at-equal-accuracy
+contains "at equal accuracy: the baseline front" "$tmp/out" "baseline front: efficientnet-b0"
+contains "at equal accuracy: per family geomean" "$tmp/out" "geomean ("
+check "compare at equal accuracy json" 0 "$dcnas" compare --family efficientnet,resnet \
+  --accel tpu-v3 --batch 8 --at-equal-accuracy --format json
+json_ok "compare at equal accuracy json parses" "$tmp/out"
+check "at equal accuracy: no curve for a family without published top-1" 2 "$dcnas" compare \
+  --family efficientnet-x,efficientnet --accel v100 --at-equal-accuracy
+contains "at equal accuracy: says why" "$tmp/err" "member(s) with a published top-1"
+check "at equal accuracy: bad table" 2 "$dcnas" compare --family efficientnet,resnet --accel v100 \
+  --at-equal-accuracy --published /nonexistent.csv
+contains "at equal accuracy: names the table" "$tmp/err" "/nonexistent.csv"
+check "--published without --at-equal-accuracy" 2 "$dcnas" compare --family efficientnet,resnet \
+  --accel v100 --published data/accuracy/published-imagenet.csv
 check "compare pairs" 0 "$dcnas" compare --pairs resnet50:efficientnet-x-gpu-b3 --accel v100
 check "compare unknown family" 2 "$dcnas" compare --family efficientnet,efficientnet-z --accel v100
 

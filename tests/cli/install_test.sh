@@ -18,14 +18,16 @@ fi
 echo "ok   installed $dcnas and its data"
 share=$(dirname "$(dirname "$data")")
 # What the binary reads: by name (accelerators, stacks, calibrated profiles, cpus, search spaces)
-# and the shipped inputs its commands take by path (measurements, the surrogate).
+# and the shipped inputs its commands take by path (measurements, the surrogate, published top-1).
 for f in stacks/xla-tpu.yaml calibrated/tpu-v3-xla-tpu-bf16.yaml cpus/microarchitectures.yaml \
-  search_spaces/dc-accelerator.yaml measurements/timm_rtx4090.csv surrogates/dc-accelerator.ubj; do
+  search_spaces/dc-accelerator.yaml measurements/timm_rtx4090.csv surrogates/dc-accelerator.ubj \
+  accuracy/published-imagenet.csv; do
   if [ -f "$share/$f" ]; then echo "ok   installed data/$f"; else
     echo "FAIL data/$f not installed"; fails=$((fails + 1)); fi
 done
 # The studies' outputs and datasets, the importer's inputs and the READMEs stay in the source tree.
-for f in calibrated/reports accuracy search-study study measurements/bookkeeping \
+for f in calibrated/reports accuracy/dc-accelerator-r16-n5000-e2.csv accuracy/zoo search-study \
+  study measurements/bookkeeping \
   measurements/sources README.md calibrated/README.md surrogates/dc-accelerator.ubj.report.json; do
   if [ -e "$share/$f" ]; then echo "FAIL data/$f installed"; fails=$((fails + 1)); else
     echo "ok   data/$f not installed"; fi

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/errors.h"
+
 namespace dcnas {
 
 TEST_CASE("edit distance", "[common]") {
@@ -48,6 +50,16 @@ TEST_CASE("messages are printed bounded and escaped", "[common]") {
   std::string wide;
   for (int i = 0; i < 100; ++i) wide += "\xc3\xa9";
   CHECK(BoundedMessage(wide, 11) == "\xc3\xa9\xc3\xa9... (200 bytes)");
+}
+
+TEST_CASE("ParseNumberField takes finite numbers and names the field otherwise") {
+  CHECK(ParseNumberField("77.1", "t.csv:2", "top1") == 77.1);
+  CHECK(ParseNumberField("-3e2", "t.csv:2", "x") == -300.0);
+  CHECK_THROWS_WITH(ParseNumberField("", "t.csv:2", "top1"),
+                    Catch::Contains("t.csv:2: column 'top1': not a finite number: ''"));
+  for (const char* bad : {"7x", " 7", "nan", "inf", "1e999"}) {
+    CHECK_THROWS_AS(ParseNumberField(bad, "t.csv:3", "top1"), InputError);
+  }
 }
 
 }  // namespace dcnas

@@ -220,3 +220,24 @@ def test_import_onnx_equal(run_cli, tmp_path, tiny_onnx):
         dcnas.Graph.from_onnx(str(path), batch=4)
     assert (tmp_path / "tiny.json").read_text() == \
         dcnas.Graph.from_onnx(str(path), batch=4).to_json()
+
+
+def test_compare_at_equal_accuracy_equals_cli(run_cli):
+    cli = json.loads(run_cli("compare", "--family", "efficientnet,regnety,resnest", "--accel",
+                             "v100", "--batch", "16", "--at-equal-accuracy", "--format", "json"))
+    py = dcnas.compare_at_equal_accuracy(["efficientnet", "regnety", "resnest"],
+                                         accelerator="v100", batch=16)
+    for key in ("accelerator", "stack", "dtype", "batch", "published"):
+        cli.pop(key)
+    assert py == cli
+    assert py["families"][0]["compared"] > 0
+
+
+def test_compare_at_equal_accuracy_bad_input(tmp_path):
+    with pytest.raises(dcnas.InputError, match="at least one other"):
+        dcnas.compare_at_equal_accuracy(["efficientnet"])
+    with pytest.raises(dcnas.InputError, match="published top-1"):
+        dcnas.compare_at_equal_accuracy(["efficientnet-x", "efficientnet"])
+    with pytest.raises(dcnas.InputError, match="nope.csv"):
+        dcnas.compare_at_equal_accuracy(["efficientnet", "resnet"],
+                                        published=str(tmp_path / "nope.csv"))
