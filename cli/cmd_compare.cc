@@ -88,7 +88,7 @@ Chart LatencyChart(const study::Comparison& cmp, const std::string& setup_text, 
 
 // `--at-equal-accuracy`: the families' members against the baseline's accuracy-latency curve.
 int RunAtEqualAccuracy(const std::string& families_text, const std::string& published_path,
-                       const SimSelection& sim_sel, int batch, Format f) {
+                       const SimSelection& sim_sel, int batch, Format f, const std::string& out) {
   const auto families = SplitList(families_text);
   const std::string path =
       published_path.empty() ? DataPath(models::kPublishedTop1File) : published_path;
@@ -96,6 +96,13 @@ int RunAtEqualAccuracy(const std::string& families_text, const std::string& publ
   const study::EqualAccuracy r =
       study::CompareAtEqualAccuracy(families, setup, sim_sel.StudyOptions(batch),
                                     models::BuiltinModels(), models::ReadPublishedTop1(path));
+  if (!out.empty()) {
+    Emit(RenderSvg(study::EqualAccuracyChart(r, "Latency against published ImageNet top-1 on " +
+                                                    setup.spec.name + " / " + setup.stack.name +
+                                                    " " + sim_sel.PrecisionFor(setup.spec.kind) +
+                                                    ", batch " + std::to_string(batch))),
+         out);
+  }
   if (f == Format::kJson) {
     nlohmann::json j = study::EqualAccuracyToJson(r);
     j["accelerator"] = setup.spec.name;
@@ -157,7 +164,9 @@ int RunCompare(const Args& args) {
       "ONNX files: each is a model named by its file's stem, for --pairs (family onnx)")(
       "batch", po::value(&batch)->default_value(128), "batch size")(
       "format", po::value(&format)->default_value("text"), "text, json or csv")(
-      "out", po::value(&out), "write a latency chart (SVG) here")(
+      "out", po::value(&out),
+      "write a latency chart (SVG) here; with --at-equal-accuracy, latency against published "
+      "top-1")(
       "at-equal-accuracy", po::bool_switch(&at_equal_accuracy),
       "compare each member of the other families with the first family's latency at the "
       "member's published ImageNet top-1, read off the first family's accuracy-latency curve "
@@ -181,13 +190,13 @@ int RunCompare(const Args& args) {
   const Format f = ParseFormat(format);
   if (batch < 1) throw UsageError("--batch must be >= 1");
   if (at_equal_accuracy) {
-    if (!pairs_text.empty() || !onnx_paths.empty() || !out.empty()) {
-      throw UsageError("--at-equal-accuracy takes --family (not --pairs, --onnx or --out)");
+    if (!pairs_text.empty() || !onnx_paths.empty()) {
+      throw UsageError("--at-equal-accuracy takes --family (not --pairs or --onnx)");
     }
     if (SplitList(sim_sel.accel).size() != 1) {
       throw UsageError("--at-equal-accuracy: give one accelerator");
     }
-    return RunAtEqualAccuracy(families_text, published, sim_sel, batch, f);
+    return RunAtEqualAccuracy(families_text, published, sim_sel, batch, f, out);
   }
   if (!published.empty()) throw UsageError("--published applies to --at-equal-accuracy only");
   const models::ModelRegistry registry = RegistryWithOnnx(onnx_paths);

@@ -57,8 +57,15 @@ EqualAccuracy CompareAtEqualAccuracy(const std::vector<std::string>& families,
   std::vector<AccuracyLatency> curve;
   const std::vector<sim::Report> base = SimulateModels(members[0], setup, options, registry);
   for (size_t i = 0; i < members[0].size(); ++i) {
+    EqualAccuracyRow row;
+    row.model = members[0][i];
+    row.latency_ms = base[i].latency_s * 1e3;
     const auto it = top1.find(members[0][i]);
-    if (it != top1.end()) curve.push_back({members[0][i], it->second, base[i].latency_s * 1e3});
+    if (it != top1.end()) {
+      row.top1 = it->second;
+      curve.push_back({row.model, it->second, row.latency_ms});
+    }
+    out.baseline_rows.push_back(std::move(row));
   }
   if (curve.size() < 2) {
     throw InputError("at equal accuracy: the baseline family '" + families[0] + "' has " +
@@ -93,6 +100,28 @@ EqualAccuracy CompareAtEqualAccuracy(const std::vector<std::string>& families,
   return out;
 }
 
+Chart EqualAccuracyChart(const EqualAccuracy& r, const std::string& title) {
+  Chart chart;
+  chart.title = title;
+  chart.x = ChartAxis{"published ImageNet top-1 (%)", false, {}, {}};
+  chart.y = ChartAxis{"latency per batch (ms)", true, {}, {}};
+  const auto add = [&chart](const std::string& label, const std::vector<EqualAccuracyRow>& rows) {
+    ChartSeries s;
+    s.label = label;
+    s.style = ChartSeries::Style::kLinePoints;
+    for (const EqualAccuracyRow& row : rows) {
+      if (!row.top1) continue;
+      s.x.push_back(*row.top1);
+      s.y.push_back(row.latency_ms);
+      s.point_labels.push_back(row.model);
+    }
+    if (!s.x.empty()) chart.series.push_back(std::move(s));
+  };
+  add(r.baseline + " (baseline)", r.baseline_rows);
+  for (const EqualAccuracyFamily& f : r.families) add(f.family, f.rows);
+  return chart;
+}
+
 nlohmann::json EqualAccuracyToJson(const EqualAccuracy& r) {
   nlohmann::json j;
   j["baseline"] = r.baseline;
@@ -101,6 +130,13 @@ nlohmann::json EqualAccuracyToJson(const EqualAccuracy& r) {
     curve.push_back({{"model", p.model}, {"top1", p.top1}, {"latency_ms", p.latency_ms}});
   }
   j["baseline_front"] = curve;
+  nlohmann::json base = nlohmann::json::array();
+  for (const auto& row : r.baseline_rows) {
+    base.push_back({{"model", row.model},
+                    {"top1", row.top1 ? nlohmann::json(*row.top1) : nlohmann::json(nullptr)},
+                    {"latency_ms", row.latency_ms}});
+  }
+  j["baseline_rows"] = base;
   nlohmann::json fams = nlohmann::json::array();
   for (const auto& f : r.families) {
     nlohmann::json rows = nlohmann::json::array();

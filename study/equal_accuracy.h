@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/svg_chart.h"
 #include "models/registry.h"
 #include "models/zoo/published_top1.h"
 #include "sim/engine.h"
@@ -53,8 +54,9 @@ struct EqualAccuracyFamily {
 
 struct EqualAccuracy {
   std::string baseline;
-  std::vector<AccuracyLatency> curve;         // the baseline's front
-  std::vector<EqualAccuracyFamily> families;  // the others, in the order given
+  std::vector<EqualAccuracyRow> baseline_rows;  // every baseline member (no baseline_ms, speedup)
+  std::vector<AccuracyLatency> curve;           // the baseline's front
+  std::vector<EqualAccuracyFamily> families;    // the others, in the order given
 };
 
 // Simulates every member of `families` on `setup` (the first family is the baseline) and compares
@@ -67,5 +69,9 @@ EqualAccuracy CompareAtEqualAccuracy(const std::vector<std::string>& families,
 
 // As `dcnas compare --at-equal-accuracy --format json` prints it.
 nlohmann::json EqualAccuracyToJson(const EqualAccuracy& result);
+
+// The accuracy-latency chart (the paper's Figure 1 shape): each family's members with a published
+// top-1 as a line of points, x the top-1, y the latency per batch (log); `title` on top.
+Chart EqualAccuracyChart(const EqualAccuracy& result, const std::string& title);
 
 }  // namespace dcnas::study

@@ -129,8 +129,9 @@ check "compare at equal accuracy" 0 "$dcnas" compare --family efficientnet,regne
   --accel v100 --batch 8 --at-equal-accuracy
 contains "at equal accuracy: the baseline front" "$tmp/out" "baseline front: efficientnet-b0"
 contains "at equal accuracy: per family geomean" "$tmp/out" "geomean ("
-check "compare at equal accuracy json" 0 "$dcnas" compare --family efficientnet,resnet \
-  --accel tpu-v3 --batch 8 --at-equal-accuracy --format json
+check "compare at equal accuracy json and chart" 0 "$dcnas" compare --family efficientnet,resnet \
+  --accel tpu-v3 --batch 8 --at-equal-accuracy --format json --out "$tmp/acc.svg"
+contains "accuracy-latency chart: its axis" "$tmp/acc.svg" "published ImageNet top-1"
 json_ok "compare at equal accuracy json parses" "$tmp/out"
 check "at equal accuracy: no curve for a family without published top-1" 2 "$dcnas" compare \
   --family efficientnet-x,efficientnet --accel v100 --at-equal-accuracy
