@@ -231,8 +231,61 @@ void SaveSurrogate(const std::string& path, const Ensemble& ensemble,
   }
 }
 
+namespace {
+
+// The nesting a surrogate document has (4 levels) with room to spare; a deeper file is refused
+// before any of it is built: nlohmann's readers recurse once per level, and a file of a few kB of
+// '[' would otherwise exhaust the stack.
+constexpr int kMaxSurrogateDepth = 64;
+
+// A SAX pass that only counts the nesting and stops at kMaxSurrogateDepth (or at a syntax error,
+// which the parse proper then reports).
+class DepthCheck : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool too_deep = false;
+  bool null() override { return true; }
+  bool boolean(bool /*val*/) override { return true; }
+  bool number_integer(number_integer_t /*val*/) override { return true; }
+  bool number_unsigned(number_unsigned_t /*val*/) override { return true; }
+  bool number_float(number_float_t /*val*/, const string_t& /*s*/) override { return true; }
+  bool string(string_t& /*val*/) override { return true; }
+  bool binary(binary_t& /*val*/) override { return true; }
+  bool start_object(std::size_t /*elements*/) override { return Enter(); }
+  bool key(string_t& /*val*/) override { return true; }
+  bool end_object() override { return Leave(); }
+  bool start_array(std::size_t /*elements*/) override { return Enter(); }
+  bool end_array() override { return Leave(); }
+  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& /*ex*/) override {
+    return false;
+  }
+
+ private:
+  bool Enter() {
+    too_deep = ++depth_ > kMaxSurrogateDepth;
+    return !too_deep;
+  }
+  bool Leave() {
+    --depth_;
+    return true;
+  }
+  int depth_ = 0;
+};
+
+}  // namespace
+
 Surrogate ParseSurrogate(std::string_view bytes, const std::string& path, int nthread) {
   const ContainerFormat format = ContainerFormatFromPath(path);
+  DepthCheck depth;
+  nlohmann::json::sax_parse(bytes.begin(), bytes.end(), &depth,
+                            format == ContainerFormat::kJson
+                                ? nlohmann::json::input_format_t::json
+                                : nlohmann::json::input_format_t::ubjson,
+                            /*strict=*/false);
+  if (depth.too_deep) {
+    throw InputError(path + ": nested deeper than " + std::to_string(kMaxSurrogateDepth) +
+                     " levels (a surrogate file has 4)");
+  }
   nlohmann::json doc;
   try {
     doc = format == ContainerFormat::kJson ? nlohmann::json::parse(bytes)

@@ -156,6 +156,19 @@ TEST_CASE("a truncated surrogate file is refused naming the file", "[surrogate][
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("deep nesting is refused before the reader recurses into it",
+          "[surrogate][surrogate_file]") {
+  // 100,000 levels would overflow the stack in nlohmann's UBJSON reader.
+  const std::string deep(100000, '[');
+  CHECK_THROWS_WITH(ParseSurrogate(deep, "deep.ubj"),
+                    Catch::Contains("deep.ubj: nested deeper than 64 levels"));
+  CHECK_THROWS_WITH(ParseSurrogate(deep, "deep.json"),
+                    Catch::Contains("deep.json: nested deeper than 64 levels"));
+  // 64 levels are read (and then refused as not a surrogate document).
+  const std::string ok = std::string(64, '[') + std::string(64, ']');
+  CHECK_THROWS_WITH(ParseSurrogate(ok, "ok.json"), !Catch::Contains("nested deeper"));
+}
+
 TEST_CASE("a member model XGBoost would crash or mispredict on is refused before it loads it",
           "[surrogate][surrogate_file]") {
   Fixture f;
