@@ -129,7 +129,7 @@ std::vector<space::Scaling> ScalingsFrom(const py::handle& scalings, size_t coun
 void InitModels(py::module_& m);
 void InitSim(py::module_& m);
 void InitSearch(py::module_& m);
-void InitSurrogate(py::module_& m);  // XGBoost builds; without: stubs that say so
-void InitTorch(py::module_& m);      // LibTorch builds; without: stubs that say so
+void InitSurrogate(py::module_& m);  // without XGBoost: the names raise InputError saying so
+void InitTorch(py::module_& m);      // without LibTorch: the names raise InputError saying so
 
 }  // namespace dcnas::python

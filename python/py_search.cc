@@ -82,19 +82,32 @@ struct StrategyHandle {
 };
 
 // The simulator's latency objective and the space it costs (kept alive with it).
-struct LatencyHandle {
+// An objective over a space: the space (kept alive with it), and a lock, as the objectives'
+// caches and boosters are not shared between threads.
+struct SpaceObjective {
   py::object space_ref;
   const space::Space* space = nullptr;
+  std::unique_ptr<std::mutex> lock = std::make_unique<std::mutex>();
+
+  void Bind(const py::object& space_arg, const std::string& what) {
+    space_ref = space_arg;
+    space = &SpaceOf(space_arg, what).space;
+  }
+  // The canonical form of each encoding given (checked against the space).
+  std::vector<space::Encoding> Canonicals(const py::handle& encodings) const {
+    std::vector<space::Encoding> list = EncodingsFrom(*space, encodings);
+    for (auto& e : list) e = space->Canonical(e);
+    return list;
+  }
+};
+
+struct LatencyHandle : SpaceObjective {
   std::unique_ptr<search::SimLatency> latency;
-  std::unique_ptr<std::mutex> lock = std::make_unique<std::mutex>();  // its caches are not shared
 };
 
 // A search's accuracy objective and the space it scores (kept alive with it).
-struct AccuracyHandle {
-  py::object space_ref;
-  const space::Space* space = nullptr;
+struct AccuracyHandle : SpaceObjective {
   std::unique_ptr<search::AccuracyObjective> accuracy;
-  std::unique_ptr<std::mutex> lock = std::make_unique<std::mutex>();
 };
 
 // Strategy parameters given as Python keyword arguments.
@@ -475,8 +488,7 @@ void InitSearch(py::module_& m) {
                             "cost caches shared across calls (what `dcnas search` uses).")
       .def(py::init([](const py::object& space, const Setup& setup) {
              LatencyHandle h;
-             h.space_ref = space;
-             h.space = &SpaceOf(space, "SimLatency space").space;
+             h.Bind(space, "SimLatency space");
              h.latency = std::make_unique<search::SimLatency>(*h.space, setup.sim);
              return h;
            }),
@@ -511,8 +523,7 @@ void InitSearch(py::module_& m) {
       .def(
           "latency_ms_many",
           [](LatencyHandle& h, const py::object& encodings) {
-            std::vector<space::Encoding> list = EncodingsFrom(*h.space, encodings);
-            for (auto& e : list) e = h.space->Canonical(e);
+            const std::vector<space::Encoding> list = h.Canonicals(encodings);
             std::vector<double> out(list.size());
             {
               py::gil_scoped_release release;
@@ -529,8 +540,7 @@ void InitSearch(py::module_& m) {
                              "'counterpart:FILE' or 'train[:RECIPE]'. Percent.")
       .def(py::init([](const std::string& spec, const py::object& space, double min_tau) {
              AccuracyHandle h;
-             h.space_ref = space;
-             h.space = &SpaceOf(space, "SearchAccuracy space").space;
+             h.Bind(space, "SearchAccuracy space");
              search::AccuracyFactoryOptions f;
              f.min_surrogate_tau = min_tau;
              h.accuracy = search::MakeAccuracyObjective(spec, *h.space, f);
@@ -549,8 +559,7 @@ void InitSearch(py::module_& m) {
       .def(
           "accuracy_many",
           [](AccuracyHandle& h, const py::object& encodings, const py::object& counts) {
-            std::vector<space::Encoding> list = EncodingsFrom(*h.space, encodings);
-            for (auto& e : list) e = h.space->Canonical(e);
+            const std::vector<space::Encoding> list = h.Canonicals(encodings);
             std::vector<search::ArchCounts> c;
             if (!counts.is_none()) {
               for (const auto& item : counts) {
