@@ -49,6 +49,7 @@ struct TimingPlan {
   int warmup = 2;
   bool cpu_clock = false;  // runs timed by process CPU time
   std::string malloc_policy = "keep";
+  std::string torch_device = "cpu";  // where LibTorch runs the graphs: cpu, cuda, cuda:N
   // Columns of the rows.
   std::string device = "host-cpu";
   std::string regime = kRegimeHostCpu;

@@ -51,6 +51,7 @@ struct GenerateArgs {
   std::string stratify_by;
   int halving = 0;
   int min_epochs = 1;
+  std::string dataset;
   proxy::GenerateOptions g;
   RecipeArgs recipe;
   ExecutorArgs exec;
@@ -79,7 +80,7 @@ void AddGenerateOptions(po::options_description& options, GenerateArgs& a) {
       "beside it (`accuracy-data halving` reports cost and agreement)")(
       "min-epochs", po::value(&a.min_epochs)->default_value(1),
       "--halving: epochs of the first rung");
-  AddTrainerOptions(options, g.jobs, g.data_dir, g.limit_eval);
+  AddTrainerOptions(options, g.jobs, g.data_dir, g.limit_eval, a.dataset);
   a.exec.AddOptions(options,
                     "process (forked workers, --jobs at a time) or mpi (under mpirun: rank 0 "
                     "writes the file, the other ranks train)",
@@ -97,7 +98,8 @@ int Generate(const Args& args) {
              "dcnas accuracy-data generate --space FILE --count N --seed S [proxy options] "
              "[--stratify-by BENCH.csv] [--replicates R] [--scaling] [--jobs K] --out data.csv "
              "[--resume] [--halving ETA --min-epochs E]",
-             "Samples architectures from the space, trains each on the Fashion-MNIST proxy and "
+             "Samples architectures from the space, trains each on the proxy (Fashion-MNIST, or "
+             "--dataset) and "
              "appends one row per finished run. A kill loses at most the runs in flight; "
              "--resume trains only what is missing.",
              options, {}, vm)) {
@@ -113,6 +115,7 @@ int Generate(const Args& args) {
         proxy::StratifiedSample(proxy::ReadAccuracyData(a.stratify_by, &space), g.count, g.seed);
   }
   g.recipe = ResolveRecipe(a.recipe, space);
+  ApplyDataset(a.dataset, g.data_dir, g.recipe);
   proxy::ValidateRecipe(g.recipe, g.jobs);
   const auto progress = StatusLine(/*print_updates_when_piped=*/true);
   if (vm.count("min-epochs") && !vm["min-epochs"].defaulted() && a.halving == 0) {
@@ -166,7 +169,9 @@ int ZeroCost(const Args& args) {
       "stride-2 stages run at stride 1 (-1: the space's proxy.removed_downsamples)")(
       "data-dir", po::value(&o.data_dir)->default_value(models::libtorch::kFashionMnistDir),
       "Fashion-MNIST directory")("resume", po::bool_switch(&o.resume),
-                                 "continue an existing file: score what is missing");
+                                 "continue an existing file: score what is missing")(
+      "device", po::value(&o.device)->default_value("cpu"),
+      "cpu, cuda or cuda:N: where LibTorch scores (cuda needs a LibTorch built with CUDA)");
   po::variables_map vm;
   if (!Parse(args,
              "dcnas accuracy-data zero-cost --space FILE --data ACC.csv --out zc.csv [--batch 64] "
@@ -203,7 +208,7 @@ int Zoo(const Args& args) {
   po::options_description options("options");
   RecipeArgs recipe;
   proxy::ZooProxyOptions o;
-  std::string json;
+  std::string json, dataset;
   options.add_options()("published", po::value(&o.published),
                         "published ImageNet top-1 (data/accuracy/published-imagenet.csv)")(
       "out", po::value(&o.out),
@@ -212,7 +217,7 @@ int Zoo(const Args& args) {
       "draws", po::value(&o.draws)->default_value(1000), "bootstrap resamples of each tau")(
       "json", po::value(&json), "also write the report as JSON");
   AddRecipeOptions(options, recipe);
-  AddTrainerOptions(options, o.jobs, o.data_dir, o.limit_eval);
+  AddTrainerOptions(options, o.jobs, o.data_dir, o.limit_eval, dataset);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas accuracy-data zoo --published TOP1.csv --out RESULTS.csv [recipe options] "
@@ -235,6 +240,7 @@ int Zoo(const Args& args) {
   o.recipe.width = recipe.proxy_width > 0 ? recipe.proxy_width : 0.25;
   o.recipe.removed_downsamples = recipe.removed >= 0 ? recipe.removed : 1;
   o.recipe = ApplyLabel(recipe, o.recipe);
+  ApplyDataset(dataset, o.data_dir, o.recipe);
   const proxy::ZooProxyReport report =
       proxy::RunZooProxy(o, [](const std::string& line) { std::cerr << line << "\n"; });
   if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");

@@ -32,6 +32,9 @@ void AddOptions(po::options_description& options, MeasureArgs& a) {
       "threads", po::value(&p.threads)->default_value(1), "LibTorch intra-op threads")(
       "repeats", po::value(&p.repeats)->default_value(5), "timed runs per point")(
       "warmup", po::value(&p.warmup)->default_value(2), "untimed runs before them")(
+      "device", po::value(&p.torch_device)->default_value("cpu"),
+      "cpu, cuda or cuda:N: where LibTorch runs the graphs (cuda needs a LibTorch built with "
+      "CUDA; each run ends with a device synchronisation)")(
       "cpu-clock", po::bool_switch(&p.cpu_clock),
       "time runs by process CPU time (with --threads 1: the latency on an idle core, robust to "
       "other work on a shared machine)")(

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "cli/recipe_options.h"
 #include "cli/sim_common.h"
 #include "lacs/scale_plan.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 struct ScaleArgs {
   lacs::ScaleRequest r;
-  std::string graph;
+  std::string graph, dataset;
   bool no_train = false;
   int batch = 128;
   SimSelection sel;
@@ -53,6 +54,9 @@ void AddScaleOptions(po::options_description& options, ScaleArgs& a) {
       "data's)")("seed", po::value(&r.seed)->default_value(r.seed), "training seed")(
       "jobs", po::value(&r.jobs)->default_value(r.jobs), "trainings side by side")(
       "data-dir", po::value(&r.data_dir), "Fashion-MNIST directory")(
+      "dataset", po::value(&a.dataset),
+      "train on fashion-mnist[:DIR], cifar10:DIR, cifar100:DIR or imagefolder:DIR (the recipe key "
+      "gets _data-<name>@<content hash>)")(
       "limit-eval", po::value(&r.limit_eval)->default_value(0),
       "validate and test on at most this many images (smoke tests; stored apart)")(
       "trained", po::value(&r.trained_file),
@@ -103,6 +107,11 @@ int RunScale(const Args& args) {
     throw UsageError("--grid '': empty (leave --grid out for the default grid)");
   }
   a.r.train = !a.no_train;
+  if (!a.dataset.empty()) {
+    proxy::ProxyRecipe recipe;
+    ApplyDataset(a.dataset, a.r.data_dir, recipe);
+    if (recipe.dataset != proxy::kDefaultDataset) a.r.recipe_key += "_data-" + recipe.dataset;
+  }
   const lacs::ScalePlan plan = lacs::PlanScale(a.r);
   sim::SimSetup setup = a.sel.LoadSetup(a.batch);
   WarnIfOtherCpu(setup);

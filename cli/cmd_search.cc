@@ -414,7 +414,7 @@ void RunFinalistsAfter(const SearchArgs& a, const space::Space& space,
 
 #ifdef DCNAS_WITH_TORCH
 struct FinalistsArgs {
-  std::string run_dir, space_file;
+  std::string run_dir, space_file, dataset;
   proxy::FinalistsOptions f;
   RecipeArgs recipe;
   ExecutorArgs exec;
@@ -431,7 +431,7 @@ void AddFinalistsOptions(po::options_description& options, FinalistsArgs& a) {
       "append-to", po::value(&f.append_to),
       "accuracy CSV of the same recipe to append the trained architectures of the space to")(
       "resume", po::bool_switch(&f.resume), "continue RUN_DIR/finalists.jsonl");
-  AddTrainerOptions(options, f.jobs, f.data_dir, f.limit_eval);
+  AddTrainerOptions(options, f.jobs, f.data_dir, f.limit_eval, a.dataset);
   a.exec.AddOptions(options,
                     "process (forked trainers, --jobs at a time) or mpi (under mpirun: rank 0 "
                     "journals, the other ranks train)",
@@ -455,7 +455,8 @@ int RunSearchFinalists(const Args& args) {
              "[--jobs K] [--append-to data.csv] [--resume]",
              "Trains the k best-reward architectures of a search's Pareto front and its\n"
              "reference networks (EfficientNet-B0, -X-B0: the zoo networks themselves) on the\n"
-             "Fashion-MNIST proxy with one recipe (by default 8 epochs, 4x the shipped accuracy\n"
+             "proxy (Fashion-MNIST, or --dataset) with one recipe (by default 8 epochs, 4x the "
+             "shipped accuracy\n"
              "data's), and sets the predicted accuracies against the trained ones:\n"
              "RUN_DIR/finalists.csv, finalists.txt; finalists.jsonl resumes a killed run.",
              options, {}, vm)) {
@@ -466,6 +467,7 @@ int RunSearchFinalists(const Args& args) {
   }
   const space::Space space = space::Space::Load(a.space_file);
   a.f.recipe = ResolveRecipe(a.recipe, space);
+  ApplyDataset(a.dataset, a.f.data_dir, a.f.recipe);
   const bool mpi = a.exec.UseMpi("train every finalist", a.f.jobs, "jobs");
   proxy::FinalistsReport report;
   const auto worker = [&] { return proxy::FinalistWorker(space, a.f); };

@@ -10,6 +10,7 @@
 #include "models/block_string.h"
 #include "models/counts.h"
 #include "models/graph_json.h"
+#include "models/torch/image_datasets.h"
 #include "models/torch/train.h"
 
 namespace dcnas::cli {
@@ -42,12 +43,21 @@ void AddTrainOptions(po::options_description& options, TrainArgs& a) {
       "train an EfficientNet-style network from block strings instead")(
       "width", po::value(&a.width)->default_value(1.0), "width coefficient for --blocks")(
       "depth", po::value(&a.depth)->default_value(1.0), "depth coefficient for --blocks")(
-      "dataset", po::value(&t.dataset)->default_value("fashion-mnist"), "dataset: fashion-mnist")(
+      "dataset", po::value(&t.dataset)->default_value("fashion-mnist"),
+      "fashion-mnist[:DIR] (Debian's package), cifar10:DIR and cifar100:DIR (the binary "
+      "releases), imagefolder:DIR (DIR/train/<class>/*.jpg|png, DIR/val/..., optional DIR/test/)")(
       "data-dir", po::value(&t.data_dir)->default_value(lt::kFashionMnistDir),
-      "directory of the gzipped IDX files")("epochs", po::value(&t.epochs)->default_value(10),
-                                            "training epochs")(
+      "Fashion-MNIST's directory of gzipped IDX files (same as --dataset fashion-mnist:DIR)")(
+      "image-size", po::value(&t.image_size)->default_value(0),
+      "imagefolder: the size images are decoded and cached at (0: the input resolution)")(
+      "cache-dir", po::value(&t.cache_dir),
+      "imagefolder: where the decoded images' tensor file goes (default: beside RUN_DIR)")(
+      "device", po::value(&t.device)->default_value("cpu"),
+      "cpu, cuda or cuda:N (needs a LibTorch built with CUDA)")(
+      "epochs", po::value(&t.epochs)->default_value(10), "training epochs")(
       "resolution", po::value(&a.resolution)->default_value(0),
-      "input resolution in pixels (images are resized; default 32 with --proxy, else 28)")(
+      "input resolution in pixels (images are resized; default 32 with --proxy, else the "
+      "dataset's: 28 Fashion-MNIST, 32 CIFAR, 64 image folders)")(
       "batch", po::value(&t.batch)->default_value(128), "training batch size")(
       "optimizer", po::value(&a.optimizer)->default_value("sgd"), "sgd, rmsprop or adamw")(
       "lr", po::value(&t.learning_rate)->default_value(0.0),
@@ -58,13 +68,18 @@ void AddTrainOptions(po::options_description& options, TrainArgs& a) {
       "linear learning-rate warm-up before the cosine decay")(
       "label-smoothing", po::value(&t.label_smoothing)->default_value(0.1), "label smoothing")(
       "no-augment", po::bool_switch(&a.no_augment), "no random horizontal flips")(
-      "crop-pad", po::value(&t.crop_pad)->default_value(0),
-      "random shifts: pad by N pixels, crop back at a random offset (0: off)")(
-      "seed", po::value(&t.seed)->default_value(0), "random seed (initialisation, order, flips)")(
+      "crop-pad", po::value(&t.crop_pad)->default_value(-1),
+      "random shifts: pad the stored images by N pixels, crop back at a random offset (0: off; "
+      "-1: the dataset's default, 1/8 of the image side for CIFAR and image folders, off for "
+      "Fashion-MNIST)")("seed", po::value(&t.seed)->default_value(0),
+                        "random seed (initialisation, order, flips)")(
       "threads", po::value(&t.threads)->default_value(1),
       "LibTorch threads (a run is deterministic with 1)")(
       "limit-train", po::value(&t.limit_train)->default_value(0),
-      "train on at most N images (0: all 55,000)")(
+      "train on at most N images (0: all; 55,000 for Fashion-MNIST)")(
+      "validation-images", po::value(&t.validation_images)->default_value(0),
+      "images held out of the training file for validation (0: 5,000, or a tenth of a file of "
+      "fewer than 50,000; image folders use val/)")(
       "limit-eval", po::value(&t.limit_eval)->default_value(0),
       "validate and test on at most N images each (0: all)")(
       "proxy", po::bool_switch(&a.proxy),
@@ -84,15 +99,18 @@ void AddTrainOptions(po::options_description& options, TrainArgs& a) {
 }
 
 // The graph the command trains: --graph as it is, or a zoo model / --blocks network built with
-// 1 input channel, 10 classes and the proxy settings.
+// the dataset's input channels and classes and the proxy settings.
 models::Graph BuildTrainGraph(const TrainArgs& a, models::BuildOptions& build) {
   const int sources =
       (a.model.empty() ? 0 : 1) + (a.graph_path.empty() ? 0 : 1) + (a.blocks.empty() ? 0 : 1);
   if (sources != 1) throw UsageError("give exactly one of: a model name, --graph, --blocks");
-  build.resolution = a.resolution > 0 ? a.resolution : (a.proxy ? kProxyResolution : 28);
+  const std::string source = a.t.dataset == "fashion-mnist" ? a.t.data_dir : a.t.dataset;
+  const lt::DatasetShape shape = lt::PeekDataset(source);
+  build.resolution =
+      a.resolution > 0 ? a.resolution : (a.proxy ? kProxyResolution : shape.image_size);
   build.batch = a.t.batch;
-  build.num_classes = 10;
-  build.in_channels = 1;
+  build.num_classes = shape.classes;
+  build.in_channels = shape.channels;
   build.proxy_removed_downsamples =
       a.removed >= 0 ? a.removed : (a.proxy ? kProxyRemovedDownsamples : 0);
   build.width_scale = a.width_scale > 0 ? a.width_scale : (a.proxy ? kProxyWidthScale : 1.0);
@@ -126,15 +144,19 @@ int RunTrain(const Args& args) {
   po::variables_map vm;
   if (!Parse(
           args,
-          "dcnas train MODEL|--graph g.json|--blocks S... --dataset fashion-mnist "
+          "dcnas train MODEL|--graph g.json|--blocks S... [--dataset NAME[:DIR]] "
           "[--epochs E] [--resolution R] [--batch B] [--optimizer sgd|rmsprop|adamw] [--lr L] "
-          "[--seed S] [--proxy] --out RUN_DIR [--resume]",
-          "Trains a model on Fashion-MNIST with LibTorch: 5,000 training images held out for\n"
-          "validation, cosine learning rate with warm-up, label smoothing, weight decay.\n"
+          "[--seed S] [--proxy] [--device cpu|cuda[:N]] --out RUN_DIR [--resume]",
+          "Trains a model with LibTorch on Fashion-MNIST (default), CIFAR-10/100 or a folder of\n"
+          "JPEG/PNG images: 5,000 training images held out for validation (an image folder's\n"
+          "val/ instead), cosine learning rate with warm-up, label smoothing, weight decay,\n"
+          "random flips (and shifts for CIFAR and image folders), inputs normalised with the\n"
+          "training split's per-channel statistics. An image folder is decoded once and kept as\n"
+          "a tensor file beside RUN_DIR (--cache-dir), reused until the folder changes.\n"
           "Prints a line per epoch (loss, accuracy, images/s, ETA), writes RUN_DIR/metrics.jsonl,\n"
           "a checkpoint per epoch (--resume continues it) and RUN_DIR/result.json with the\n"
-          "test accuracy. Zoo models and --blocks networks are built with 1 input channel and\n"
-          "10 classes; --proxy shrinks them for 28-32 px inputs.",
+          "test accuracy. Zoo models and --blocks networks are built with the dataset's input\n"
+          "channels and classes; --proxy shrinks them for 28-32 px inputs.",
           options, positional, vm)) {
     return 0;
   }
@@ -143,7 +165,9 @@ int RunTrain(const Args& args) {
   t.out_dir = a.out;
   t.optimizer = lt::ParseOptimizer(a.optimizer);
   t.augment = !a.no_augment;
-  if (t.crop_pad < 0 || t.crop_pad > 8) throw UsageError("--crop-pad wants 0..8 pixels");
+  if (t.crop_pad < -1 || t.crop_pad > 64) {
+    throw UsageError("--crop-pad wants 0..64 pixels (-1: the dataset's default)");
+  }
   ApplyMallocPolicy(ParseMallocPolicy(a.malloc_policy));
   models::BuildOptions build;
   const models::Graph graph = BuildTrainGraph(a, build);
@@ -152,8 +176,9 @@ int RunTrain(const Args& args) {
   std::filesystem::create_directories(a.out);
   models::WriteGraphFile(graph, a.out + "/graph.json");
   std::cerr << "training " << graph.info().model << ": " << models::CountGraph(graph).params
-            << " parameters, " << build.resolution << " px, batch " << t.batch << ", " << t.epochs
-            << " epochs, " << a.optimizer << ", " << t.threads << " thread(s)\n";
+            << " parameters, " << build.resolution << " px, " << t.dataset << ", batch " << t.batch
+            << ", " << t.epochs << " epochs, " << a.optimizer << ", " << t.threads
+            << " thread(s)\n";
   const lt::TrainResult r = lt::Train(graph, t, StatusLine(/*print_updates_when_piped=*/false));
   if (!r.finished) {
     std::cout << r.model << ": stopped after epoch " << r.epochs << " of " << t.epochs

@@ -19,6 +19,13 @@ calibrate::TimingRunResult TimeOnHostCpu(calibrate::TimingPlan plan, lt::Measure
   options.warmup = plan.warmup;
   options.repeats = plan.repeats;
   options.cpu_clock = plan.cpu_clock;
+  options.device = plan.torch_device;
+  if (plan.torch_device != "cpu") {
+    // Timed on a CUDA device: the rows say so instead of naming this host's CPU.
+    plan.device = "libtorch-" + plan.torch_device;
+    plan.notes +=
+        (plan.notes.empty() ? "" : "; ") + std::string("LibTorch on ") + plan.torch_device;
+  }
   const auto timer = [&options](const models::Graph& graph) {
     const lt::Measurement m = lt::MeasureGraph(graph, options);
     return calibrate::TimedPoint{m.batch,

@@ -1,6 +1,9 @@
 #include "cli/recipe_options.h"
 
 #include "models/torch/fashion_mnist.h"
+#ifdef DCNAS_WITH_TORCH
+#include "models/torch/image_datasets.h"
+#endif
 
 namespace dcnas::cli {
 
@@ -28,12 +31,31 @@ void AddRecipeOptions(po::options_description& options, RecipeArgs& a) {
 }
 
 void AddTrainerOptions(po::options_description& options, int& jobs, std::string& data_dir,
-                       int64_t& limit_eval) {
+                       int64_t& limit_eval, std::string& dataset) {
   options.add_options()("jobs", po::value(&jobs)->default_value(1),
                         "trainings side by side (worker processes, one LibTorch thread each)")(
+      "dataset", po::value(&dataset),
+      "train on fashion-mnist[:DIR] (default), cifar10:DIR, cifar100:DIR or imagefolder:DIR "
+      "(decoded once at 64 px into $DCNAS_CACHE_DIR or ~/.cache/dcnas); recorded in the recipe by "
+      "name and content hash")(
       "data-dir", po::value(&data_dir)->default_value(models::libtorch::kFashionMnistDir),
       "Fashion-MNIST directory")("limit-eval", po::value(&limit_eval)->default_value(0),
                                  "validate and test on at most this many images (smoke tests)");
+}
+
+void ApplyDataset(const std::string& dataset, std::string& data_dir, proxy::ProxyRecipe& recipe) {
+#ifdef DCNAS_WITH_TORCH
+  if (!dataset.empty()) data_dir = dataset;
+  try {
+    recipe.dataset = models::libtorch::DatasetId(models::libtorch::LoadDataset(data_dir));
+  } catch (const InputError& e) {
+    throw InputError(std::string(dataset.empty() ? "--data-dir" : "--dataset") + ": " + e.what());
+  }
+#else
+  (void)dataset;
+  (void)data_dir;
+  (void)recipe;
+#endif
 }
 
 proxy::ProxyRecipe ApplyLabel(const RecipeArgs& a, const proxy::ProxyRecipe& recipe) {

@@ -19,9 +19,15 @@ struct RecipeArgs {
 
 void AddRecipeOptions(po::options_description& options, RecipeArgs& a);
 // The trainer's options of the commands that train many proxies in worker processes: --jobs,
-// --data-dir (default: the installed Fashion-MNIST) and --limit-eval.
+// --dataset NAME[:DIR], --data-dir (Fashion-MNIST's directory, default the installed one) and
+// --limit-eval.
 void AddTrainerOptions(po::options_description& options, int& jobs, std::string& data_dir,
-                       int64_t& limit_eval);
+                       int64_t& limit_eval, std::string& dataset);
+// The data the trainer reads: --dataset when given (`data_dir` becomes that spec), else
+// Fashion-MNIST in `data_dir`. Loads it once (an image folder is decoded into its cache) and sets
+// recipe.dataset to its identity (DatasetId), so rows trained on different data never share a
+// recipe; a zero-cost label's recipe too. InputError naming --dataset.
+void ApplyDataset(const std::string& dataset, std::string& data_dir, proxy::ProxyRecipe& recipe);
 // `recipe` with the --label of `a` applied ("" or "trained": unchanged); InputError naming --label.
 proxy::ProxyRecipe ApplyLabel(const RecipeArgs& a, const proxy::ProxyRecipe& recipe);
 // The recipe with the space's proxy settings where the options left them open.

@@ -66,8 +66,9 @@ ScalePlan PlanScale(const ScaleRequest& request) {
   // The space's proxy settings, then the key's parts over them (as the accuracy data does).
   plan.recipe = proxy::SpaceRecipe(space).WithKey(r.recipe_key);
   plan.options.proxy_resolution = plan.recipe.resolution;
-  plan.in_channels = space.proxy().in_channels;
-  plan.num_classes = space.proxy().num_classes;
+  const space::ProxySettings proxy = proxy::RecipeProxy(space, plan.recipe);
+  plan.in_channels = proxy.in_channels;
+  plan.num_classes = proxy.num_classes;
   plan.base = !r.model.empty()    ? ZooBase(r.model)
               : !r.blocks.empty() ? BlocksBase(r.blocks, r.base_resolution)
                                   : RunBase(r.run_dir, r.space_file);

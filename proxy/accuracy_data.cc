@@ -154,13 +154,38 @@ std::string ArchKey(const AccuracyRow& r) {
 
 const std::vector<DatasetInfo>& Datasets() { return kDatasets; }
 
-const DatasetInfo& FindDataset(const std::string& name) {
+DatasetInfo FindDataset(const std::string& name) {
   std::vector<std::string> names;
+  const size_t at = name.find('@');
+  const std::string base = name.substr(0, at);
+  if (at != std::string::npos) {
+    const std::string hash = name.substr(at + 1);
+    const bool hex = hash.size() == 16 && std::all_of(hash.begin(), hash.end(), [](char c) {
+                       return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                     });
+    if (!hex) {
+      throw InputError("dataset '" + name + "': '@' must be followed by 16 lowercase hex digits");
+    }
+  }
   for (const DatasetInfo& d : kDatasets) {
-    if (name == d.name) return d;
+    if (base == d.name) {
+      DatasetInfo info = d;
+      info.name = name;
+      return info;
+    }
     names.emplace_back(d.name);
   }
-  throw InputError("unknown dataset '" + name + "' (" + Join(names, ", ") + ")");
+  constexpr const char* kFolder = "imagefolder-";
+  if (at != std::string::npos && base.rfind(kFolder, 0) == 0) {
+    const std::string n = base.substr(std::strlen(kFolder));
+    if (!n.empty() && n.size() <= 5 && std::all_of(n.begin(), n.end(), ::isdigit) &&
+        std::stoi(n) >= 2 && std::stoi(n) <= 65535) {
+      return DatasetInfo{name, 3, std::stoi(n), 0, 0};
+    }
+  }
+  throw InputError("unknown dataset '" + name + "' (" + Join(names, ", ") +
+                   ", each optionally @<16 hex digits of its content>, or "
+                   "imagefolder-<classes>@<16 hex digits>)");
 }
 
 std::string ProxyRecipe::Key() const {
@@ -431,7 +456,7 @@ space::ProxySettings RecipeProxy(const space::Space& space, const ProxyRecipe& r
   proxy.width = recipe.width;
   proxy.removed_downsamples = recipe.removed_downsamples;
   if (recipe.recorded() && recipe.dataset != kDefaultDataset) {
-    const DatasetInfo& d = FindDataset(recipe.dataset);
+    const DatasetInfo d = FindDataset(recipe.dataset);
     proxy.in_channels = d.in_channels;
     proxy.num_classes = d.num_classes;
   }

@@ -21,16 +21,19 @@ namespace dcnas::proxy {
 // A dataset a recipe trains on: what the trained network takes and predicts. One row per dataset
 // in accuracy_data.cc (kDatasets), each with its source.
 struct DatasetInfo {
-  const char* name;
-  int in_channels;
-  int num_classes;
-  int resolution;        // native image size (px)
-  int64_t train_images;  // the dataset's training set
+  std::string name;
+  int in_channels = 0;
+  int num_classes = 0;
+  int resolution = 0;        // native image size (px); 0: not fixed (image folders)
+  int64_t train_images = 0;  // the dataset's training set; 0: not known from the name
 };
 inline constexpr const char* kDefaultDataset = "fashion-mnist";
 const std::vector<DatasetInfo>& Datasets();
-// Throws InputError naming `name` and the known datasets when there is no such row.
-const DatasetInfo& FindDataset(const std::string& name);
+// A row of Datasets() by name, or a trained dataset's identity (models/torch/image_datasets.h,
+// DatasetId): "<row>@<16 hex digits of its content hash>" (the row's facts) or
+// "imagefolder-<classes>@<16 hex digits>" (3 channels). Throws InputError naming `name` and the
+// valid forms otherwise.
+DatasetInfo FindDataset(const std::string& name);
 
 // The proxy recipe of a run (what, besides the architecture and seed, decides its accuracy).
 struct ProxyRecipe {

@@ -81,7 +81,12 @@ std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t
                        j);
       return j.dump();
     }
+    if (recipe.recorded() && recipe.dataset != data.id()) {
+      throw InputError("the recipe names dataset '" + recipe.dataset +
+                       "' but the loaded data is '" + data.id() + "'");
+    }
     lt::TrainOptions t;
+    t.dataset = data.name();
     t.data_dir = data_dir;
     t.epochs = recipe.epochs;
     t.batch = recipe.batch;
@@ -212,10 +217,11 @@ void AddCounts(const space::Space& space, const Job& job, AccuracyRow& row) {
 
 void ValidateRecipe(const ProxyRecipe& recipe, int jobs) {
   if (jobs < 1 || jobs > 256) throw InputError("--jobs must be in [1, 256]");
-  if (recipe.dataset != kDefaultDataset) {
-    throw InputError("recipe " + recipe.Key() + ": dcnas trains proxies on " + kDefaultDataset +
-                     " only (other datasets' accuracies come from benchmarks: accuracy-data "
-                     "import)");
+  // Trained data is named by its content (DatasetId); a bare other name is a benchmark's recipe.
+  if (recipe.dataset != kDefaultDataset && recipe.dataset.find('@') == std::string::npos) {
+    throw InputError("recipe " + recipe.Key() + ": dataset '" + recipe.dataset +
+                     "' without a content hash is a published benchmark's (accuracy-data import); "
+                     "to train on it, give --dataset NAME:DIR");
   }
   if (recipe.batch < 1 || recipe.batch > 4096) throw InputError("--batch must be in [1, 4096]");
   if (recipe.zero_cost()) {
@@ -242,10 +248,15 @@ void ValidateRecipe(const ProxyRecipe& recipe, int jobs) {
   }
   lt::ParseOptimizer(recipe.optimizer);  // an unknown optimizer fails here, not in every worker
   if (recipe.zero_cost()) return;
-  if (recipe.train_images < 1000 || recipe.train_images > 55000) {
+  if (recipe.dataset == kDefaultDataset &&
+      (recipe.train_images < 1000 || recipe.train_images > 55000)) {
     throw InputError(
         "--train-images must be in [1000, 55000] (55,000 training images after the "
         "5,000-image validation split)");
+  }
+  // Other data: a subset larger than the training split trains on all of it.
+  if (recipe.train_images < 1000 || recipe.train_images > 100000000) {
+    throw InputError("--train-images must be in [1000, 100000000]");
   }
 }
 

@@ -111,6 +111,7 @@ ZeroCostSummary ScoreZeroCost(const space::Space& space, const ZeroCostRunOption
 
   const space::ProxySettings proxy = RecipeProxy(space, o.recipe);
   lt::ZeroCostOptions options;
+  options.device = o.device;
   options.batch = o.batch;
   options.seed = o.seed;
   options.max_memory_bytes = o.max_memory_bytes;

@@ -27,7 +27,8 @@ struct ZeroCostRunOptions {
   int64_t max_memory_bytes = int64_t{4} << 30;  // per network (ZeroCostMemoryBytes)
   std::string out;
   bool resume = false;
-  std::string data_dir;  // Fashion-MNIST directory
+  std::string data_dir;        // Fashion-MNIST directory, or a dataset spec (image_datasets.h)
+  std::string device = "cpu";  // where LibTorch scores: cpu, cuda, cuda:N
 };
 
 // The header line (no '\n'): encoding,synflow,naswot,grad_norm,snip,proxy_params,time_s, then

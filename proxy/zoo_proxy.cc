@@ -69,7 +69,7 @@ ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress
     p.resolution = o.recipe.resolution;
     p.width = o.recipe.width;
     p.removed_downsamples = o.recipe.removed_downsamples;
-    const DatasetInfo& d = FindDataset(o.recipe.dataset);
+    const DatasetInfo d = FindDataset(o.recipe.dataset);
     p.in_channels = d.in_channels;
     p.num_classes = d.num_classes;
     return p;

@@ -21,8 +21,9 @@ void InitTorch(py::module_& m) {
   m.def(
       "measure",
       [](const models::Graph& graph, const std::string& mode, int threads, int warmup, int repeats,
-         const py::object& seed, bool cpu_clock) {
+         const py::object& seed, bool cpu_clock, const std::string& device) {
         lt::MeasureOptions o;
+        o.device = device;
         if (mode == "infer") {
           o.mode = lt::MeasureMode::kInference;
         } else if (mode == "train") {
@@ -54,7 +55,9 @@ void InitTorch(py::module_& m) {
       },
       py::arg("graph"), py::arg("mode") = "infer", py::arg("threads") = 1, py::arg("warmup") = 2,
       py::arg("repeats") = 5, py::arg("seed") = 0, py::arg("cpu_clock") = false,
-      "Times the graph on this CPU with LibTorch (`dcnas measure`): warm-up runs, then timed "
+      py::arg("device") = "cpu",
+      "Times the graph with LibTorch (`dcnas measure`) on this CPU or a CUDA `device`: warm-up "
+      "runs, then timed "
       "runs; mode infer (a forward pass) or train (one SGD step). Returns the samples, median, "
       "spread and images/s.");
   m.def(
@@ -62,7 +65,8 @@ void InitTorch(py::module_& m) {
       [](const models::Graph& graph, const std::string& out, int epochs, int batch,
          const std::string& optimizer, double learning_rate, const py::object& seed, int threads,
          int64_t limit_train, int64_t limit_eval, const std::string& data_dir, bool resume,
-         const py::object& progress) {
+         const py::object& progress, const std::string& dataset, const std::string& device,
+         int image_size) {
         lt::TrainOptions t;
         if (out.empty()) throw InputError("train: out (the run directory) is required");
         t.out_dir = out;
@@ -75,6 +79,9 @@ void InitTorch(py::module_& m) {
         t.limit_train = limit_train;
         t.limit_eval = limit_eval;
         if (!data_dir.empty()) t.data_dir = data_dir;
+        t.dataset = dataset;
+        t.device = device;
+        t.image_size = image_size;
         t.resume = resume;
         // Ctrl-C stops the training at the next progress line (resume=True continues from the
         // last epoch's checkpoint).
@@ -118,10 +125,15 @@ void InitTorch(py::module_& m) {
       py::arg("optimizer") = "sgd", py::arg("learning_rate") = 0.0, py::arg("seed") = 0,
       py::arg("threads") = 1, py::arg("limit_train") = 0, py::arg("limit_eval") = 0,
       py::arg("data_dir") = "", py::arg("resume") = false, py::arg("progress") = py::none(),
-      "Trains the graph on Fashion-MNIST with LibTorch (`dcnas train --graph`): the graph needs "
-      "1 or 3 input channels and 10 classes (Graph.zoo(..., num_classes=10) or a space's "
-      "build_proxy). Writes a checkpoint per epoch, metrics.jsonl and result.json in `out`; "
-      "accuracies are fractions. learning_rate 0: the optimizer's default.");
+      py::arg("dataset") = "fashion-mnist", py::arg("device") = "cpu", py::arg("image_size") = 0,
+      "Trains the graph with LibTorch (`dcnas train --graph`) on `dataset`: fashion-mnist[:DIR] "
+      "(the default), cifar10:DIR, cifar100:DIR or imagefolder:DIR (decoded once into a tensor "
+      "file beside `out`, at image_size px, 0: the graph's resolution). The graph needs the "
+      "dataset's input channels (1 or 3 for Fashion-MNIST, 3 otherwise) and classes "
+      "(Graph.zoo(..., num_classes=10, in_channels=3) or a space's build_proxy). device: cpu, "
+      "cuda or cuda:N (a LibTorch built with CUDA). Writes a checkpoint per epoch, metrics.jsonl "
+      "and result.json in `out`; accuracies are fractions. learning_rate 0: the optimizer's "
+      "default.");
 }
 
 #else

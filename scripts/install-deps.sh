@@ -10,6 +10,7 @@ packages=(
   libboost-graph-dev libboost-program-options-dev libeigen3-dev libyaml-cpp-dev
   nlohmann-json3-dev zlib1g-dev catch2 libbenchmark-dev
   libtorch-dev libopenblas0-pthread dataset-fashion-mnist libxgboost-dev
+  libturbojpeg0-dev libpng-dev
   openmpi-bin libopenmpi-dev
   libonnx-dev libprotobuf-dev python3-onnx python3-torch python3-torchvision
   pybind11-dev python3-dev python3-pytest python3-numpy

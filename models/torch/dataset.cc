@@ -33,12 +33,11 @@ RunImages TrainingData::Cache::Get(const TrainingData& data, int64_t resolution,
   if (it != entries_.end() && (!mirrored || it->second.train.mirrored.defined())) {
     return it->second;
   }
-  const ImageSelection selection = SelectImages(data.train().count, data.test().count,
-                                                validation_images, limit_train, limit_eval);
+  const ImageSelection selection = data.Select(validation_images, limit_train, limit_eval);
   if (it == entries_.end()) {
     RunImages images;
     images.train = PrepareImages(data.train(), selection.train, resolution, mirrored);
-    images.val = PrepareImages(data.train(), selection.val, resolution, false);
+    images.val = PrepareImages(data.val_source(), selection.val, resolution, false);
     images.test = PrepareImages(data.test(), selection.test, resolution, false);
     it = entries_.emplace(key, std::move(images)).first;
   } else if (mirrored && !it->second.train.mirrored.defined()) {

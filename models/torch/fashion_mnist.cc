@@ -86,8 +86,9 @@ ImageSet ReadFashionMnist(const std::string& dir, const std::string& split) {
   set.count = count;
   set.pixels.resize(static_cast<size_t>(count) * set.rows * set.cols);
   images.Read(set.pixels.data(), set.pixels.size());
-  set.labels.resize(count);
-  labels.Read(set.labels.data(), set.labels.size());
+  std::vector<uint8_t> label_bytes(count);
+  labels.Read(label_bytes.data(), label_bytes.size());
+  set.labels.assign(label_bytes.begin(), label_bytes.end());
   for (size_t i = 0; i < set.labels.size(); ++i) {
     if (set.labels[i] >= kFashionMnistClasses) {
       throw InputError(labels.path() + ": label " + std::to_string(set.labels[i]) + " of item " +

@@ -2,6 +2,7 @@
 // fixed choice of the training, validation and test images. No LibTorch headers here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,13 +12,29 @@ namespace dcnas::models::libtorch {
 inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 inline constexpr int kFashionMnistClasses = 10;
 
-// One split of an IDX image set: `count` images of rows x cols bytes, and their labels.
+// Fashion-MNIST pixel statistics of the training set (mean and standard deviation of x / 255).
+inline constexpr double kPixelMean = 0.2860;
+inline constexpr double kPixelStd = 0.3530;
+
+// The normalisation of a dataset's network inputs, per channel, of x / 255.
+struct PixelNorm {
+  std::vector<double> mean = {kPixelMean};
+  std::vector<double> std = {kPixelStd};
+  bool operator==(const PixelNorm&) const = default;
+};
+
+// One split of an image dataset: `count` images of channels x rows x cols bytes, their labels,
+// and the normalisation the network's inputs get (per channel, of x / 255; the training split's
+// statistics, copied to the other splits of the same dataset).
 struct ImageSet {
   int64_t count = 0;
+  int channels = 1;
   int rows = 0;
   int cols = 0;
-  std::vector<uint8_t> pixels;  // count * rows * cols, row-major
-  std::vector<uint8_t> labels;  // count
+  std::vector<uint8_t> pixels;   // count * channels * rows * cols, image by image, planar (CHW)
+  std::vector<uint16_t> labels;  // count, each < the dataset's classes
+  PixelNorm norm;                // one mean and deviation per channel
+  int64_t image_bytes() const { return int64_t{channels} * rows * cols; }
 };
 
 // Reads "<dir>/<split>-images-idx3-ubyte.gz" and "<dir>/<split>-labels-idx1-ubyte.gz" (split
@@ -44,5 +61,11 @@ struct ImageSelection {
 // seeds see the same images. Throws InputError unless 1 <= validation_images < train_count.
 ImageSelection SelectImages(int64_t train_count, int64_t test_count, int validation_images,
                             int64_t limit_train, int64_t limit_eval);
+
+// The validation images held out of a training file of `train_count` images when a run names
+// none: 5,000 (Fashion-MNIST, CIFAR), or a tenth of a smaller file (at least 1).
+inline int DefaultValidationImages(int64_t train_count) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(5000, train_count / 10)));
+}
 
 }  // namespace dcnas::models::libtorch

@@ -5,9 +5,20 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/errors.h"
+#include "models/torch/measure.h"
 #include "models/torch/train.h"
 
 namespace dcnas::models::libtorch {
+
+void CheckDeviceName(const std::string& device) {
+  if (device == "cpu" || device == "cuda") return;
+  if (device.rfind("cuda:", 0) == 0 && device.size() > 5 && device.size() <= 8 &&
+      std::all_of(device.begin() + 5, device.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return;
+  }
+  throw InputError("--device '" + device + "' is not cpu, cuda or cuda:N");
+}
 
 std::string FormatDuration(double seconds) {
   const auto total = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));

@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "models/op_kinds.h"
+#include "models/torch/measure.h"
 
 namespace dcnas::models::libtorch {
 namespace {
@@ -358,6 +359,31 @@ int64_t CountParameters(const ::torch::nn::Module& module) {
   int64_t total = 0;
   for (const auto& p : module.parameters()) total += p.numel();
   return total;
+}
+
+::torch::Device ResolveDevice(const std::string& name) {
+  CheckDeviceName(name);
+  if (name == "cpu") return ::torch::Device(::torch::kCPU);
+  if (!::torch::cuda::is_available()) {
+    throw InputError("--device " + name +
+                     ": this LibTorch has no CUDA device (torch::cuda::is_available() is false; "
+                     "Debian's LibTorch is CPU-only: build against a CUDA LibTorch, see the "
+                     "README)");
+  }
+  const ::torch::Device device(name);
+  if (device.has_index() && device.index() >= static_cast<int>(::torch::cuda::device_count())) {
+    throw InputError("--device " + name + ": there are " +
+                     std::to_string(::torch::cuda::device_count()) + " CUDA devices");
+  }
+  return device;
+}
+
+int CudaDeviceCount() {
+  return ::torch::cuda::is_available() ? static_cast<int>(::torch::cuda::device_count()) : 0;
+}
+
+void SyncDevice(const ::torch::Device& device) {
+  if (device.is_cuda()) ::torch::cuda::synchronize(device.index());
 }
 
 }  // namespace dcnas::models::libtorch

@@ -66,4 +66,11 @@ TORCH_MODULE(GraphModule);
 // Number of trainable parameter values of a module.
 int64_t CountParameters(const ::torch::nn::Module& module);
 
+// The device a name (CheckDeviceName) stands for, checked against this LibTorch: InputError when
+// it has no CUDA (Debian's is CPU-only) or not that many CUDA devices.
+::torch::Device ResolveDevice(const std::string& name);
+
+// Waits for the device's queued work (a no-op on the CPU), so wall clocks cover it.
+void SyncDevice(const ::torch::Device& device);
+
 }  // namespace dcnas::models::libtorch

@@ -47,17 +47,19 @@ Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {
   if (options.warmup < 0) {
     throw InputError("warm-up runs must not be negative, got " + std::to_string(options.warmup));
   }
+  const ::torch::Device device = ResolveDevice(options.device);
   Measurement m;
   m.model = graph.info().model;
   m.threads = SetThreads(options.threads);
   m.mode = options.mode;
   ::torch::manual_seed(options.seed);
   GraphModule module(graph);
+  module->to(device);
   const int input_id = graph.Inputs().at(0);
   const Shape& in = graph.op(input_id).out.shape;
   m.batch = static_cast<int>(in.n);
   m.resolution_px = static_cast<int>(in.h);
-  const ::torch::Tensor input = ::torch::randn(NchwSizes(in));
+  const ::torch::Tensor input = ::torch::randn(NchwSizes(in)).to(device);
 
   std::function<void()> step;
   std::unique_ptr<::torch::optim::SGD> optimizer;
@@ -72,7 +74,7 @@ Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {
   } else {
     module->train();
     const int64_t classes = graph.op(module->logits_id()).out.shape.per_image();
-    labels = ::torch::randint(classes, {in.n}, ::torch::kLong);
+    labels = ::torch::randint(classes, {in.n}, ::torch::kLong).to(device);
     optimizer = std::make_unique<::torch::optim::SGD>(
         module->parameters(), ::torch::optim::SGDOptions(0.01).momentum(0.9));
     step = [&] {
@@ -81,6 +83,12 @@ Measurement MeasureGraph(const Graph& graph, const MeasureOptions& options) {
           ::torch::nn::functional::cross_entropy(module->Logits(input), labels);
       loss.backward();
       optimizer->step();
+    };
+  }
+  if (device.is_cuda()) {
+    step = [device, run = std::move(step)] {
+      run();
+      SyncDevice(device);
     };
   }
   for (int i = 0; i < options.warmup; ++i) step();

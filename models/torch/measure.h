@@ -24,6 +24,9 @@ struct MeasureOptions {
   // run's latency on an idle core, and it stays meaningful on a machine shared with other work
   // (time slices lost to other processes are not counted).
   bool cpu_clock = false;
+  // "cpu", "cuda" or "cuda:N" (a LibTorch built with CUDA; InputError otherwise). On a CUDA
+  // device each run ends with a device synchronisation, so the wall time covers its kernels.
+  std::string device = "cpu";
 };
 
 struct Measurement {
@@ -55,6 +58,12 @@ std::string CpuModelName();
 // Number of LibTorch intra-op threads after setting them (checks the setting took effect). Also
 // sets the BLAS library's own threads (SetBlasThreads).
 int SetThreads(int threads);
+
+// The training and measuring device's name checked: "cpu", "cuda" or "cuda:N"; InputError
+// naming `device` otherwise.
+void CheckDeviceName(const std::string& device);
+// CUDA devices this LibTorch sees (0 for Debian's CPU-only build).
+int CudaDeviceCount();
 
 // Sets OpenBLAS's thread pool to `threads` when OpenBLAS is the BLAS loaded in this process
 // (returns whether it is). Its idle workers otherwise spin beside a one-thread LibTorch run.

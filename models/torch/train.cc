@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -24,17 +25,18 @@ using ::torch::Tensor;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kEvalBatch = 256;
-// The validation split comes out of the 60,000 images of Fashion-MNIST's training file.
-constexpr int kTrainFileImages = 60000;
 
 void CheckOptions(const TrainOptions& o, bool need_out_dir) {
-  if (o.dataset != "fashion-mnist") {
-    throw InputError("unknown dataset '" + o.dataset + "' (valid: fashion-mnist)");
+  if (need_out_dir) ParseDatasetSpec(o.dataset);
+  CheckDeviceName(o.device);
+  if (o.image_size != 0 && (o.image_size < 8 || o.image_size > 1024)) {
+    throw InputError("--image-size " + std::to_string(o.image_size) +
+                     " must be in 8..1024 px (0: the graph's resolution)");
   }
   if (o.epochs < 1) throw InputError("epochs must be at least 1, got " + std::to_string(o.epochs));
   if (o.batch < 2) throw InputError("batch must be at least 2, got " + std::to_string(o.batch));
-  if (o.crop_pad < 0) {
-    throw InputError("crop padding must be >= 0 pixels, got " + std::to_string(o.crop_pad));
+  if (o.crop_pad > 256) {
+    throw InputError("crop padding must be at most 256 pixels, got " + std::to_string(o.crop_pad));
   }
   if (need_out_dir && o.out_dir.empty()) {
     throw InputError("training needs an output directory (--out RUN_DIR)");
@@ -42,9 +44,9 @@ void CheckOptions(const TrainOptions& o, bool need_out_dir) {
   if (o.resume && o.out_dir.empty()) {
     throw InputError("resuming needs the run's output directory (--out RUN_DIR)");
   }
-  if (o.validation_images < 1 || o.validation_images >= kTrainFileImages) {
-    throw InputError("validation images must be in 1.." + std::to_string(kTrainFileImages - 1) +
-                     ", got " + std::to_string(o.validation_images));
+  if (o.validation_images < 0) {
+    throw InputError("validation images must be >= 0 (0: the default), got " +
+                     std::to_string(o.validation_images));
   }
   if (!(o.warmup_epochs >= 0) || !std::isfinite(o.warmup_epochs) ||
       !(o.label_smoothing >= 0 && o.label_smoothing < 1)) {
@@ -67,14 +69,17 @@ void CheckOptions(const TrainOptions& o, bool need_out_dir) {
   }
 }
 
-// The graph's input shape, checked for Fashion-MNIST.
-Shape CheckGraph(const Graph& graph) {
+// The graph's input shape, checked for a dataset of `channels` channels (one-channel images are
+// repeated for a three-channel input).
+Shape CheckGraph(const Graph& graph, const std::string& dataset, int channels) {
   const std::vector<int> inputs = graph.Inputs();
   if (inputs.size() != 1) throw InputError("training needs a graph with exactly one input");
   const Shape in_shape = graph.op(inputs[0]).out.shape;
-  if (in_shape.c != 1 && in_shape.c != 3) {
+  if (in_shape.c != channels && !(channels == 1 && in_shape.c == 3)) {
     throw InputError("graph '" + graph.info().model + "' takes " + std::to_string(in_shape.c) +
-                     " input channels; Fashion-MNIST training needs 1 (or 3)");
+                     " input channels; " + dataset + " has " + std::to_string(channels) +
+                     (channels == 1 ? " (a graph of 1 or 3 channels trains on it)"
+                                    : " (build the graph with 3 input channels)"));
   }
   if (in_shape.h != in_shape.w) throw InputError("training needs a square input resolution");
   return in_shape;
@@ -85,7 +90,8 @@ struct EvalResult {
   double accuracy = 0.0;
 };
 
-EvalResult Evaluate(GraphModule& module, const PreparedImages& images, int64_t channels) {
+EvalResult Evaluate(GraphModule& module, const PreparedImages& images, int64_t channels,
+                    const ::torch::Device& device) {
   module->eval();
   ::torch::InferenceMode guard;
   const int64_t n = images.labels.size(0);
@@ -93,8 +99,8 @@ EvalResult Evaluate(GraphModule& module, const PreparedImages& images, int64_t c
   int64_t correct = 0;
   for (int64_t start = 0; start < n; start += kEvalBatch) {
     const int64_t end = std::min(n, start + kEvalBatch);
-    const Tensor x = ToChannels(images.plain.slice(0, start, end), channels);
-    const Tensor y = images.labels.slice(0, start, end);
+    const Tensor x = ToChannels(images.plain.slice(0, start, end), channels).to(device);
+    const Tensor y = images.labels.slice(0, start, end).to(device);
     const Tensor logits = module->Logits(x);
     loss_sum += F::cross_entropy(logits, y, F::CrossEntropyFuncOptions().reduction(::torch::kSum))
                     .item<double>();
@@ -135,12 +141,14 @@ std::vector<int64_t> Iota(int64_t n) {
   return v;
 }
 
-// The graph's logits must be Fashion-MNIST's classes.
-void CheckLogits(const Graph& graph, GraphModule& module) {
+// The graph's logits must be the dataset's classes.
+void CheckLogits(const Graph& graph, GraphModule& module, const TrainingData& data) {
   const int64_t logits_size = graph.op(module->logits_id()).out.shape.per_image();
-  if (logits_size != kFashionMnistClasses) {
+  if (logits_size != data.classes()) {
+    const std::string n = std::to_string(data.classes());
     throw InputError("graph '" + graph.info().model + "' has " + std::to_string(logits_size) +
-                     " outputs; Fashion-MNIST needs 10 (build it with --num-classes 10)");
+                     " outputs; " + data.id() + " has " + n +
+                     " classes (build it with --num-classes " + n + ")");
   }
 }
 
@@ -160,10 +168,8 @@ RunData PrepareData(const TrainingData& data, const TrainOptions& o, int64_t res
   d.images = data.cache().Get(data, resolution, o.validation_images, o.limit_train, o.limit_eval,
                               mirrored);
   if (o.crop_pad > 0) {
-    d.raw_train =
-        GatherImages(data.train(), SelectImages(data.train().count, data.test().count,
-                                                o.validation_images, o.limit_train, o.limit_eval)
-                                       .train);
+    d.raw_train = GatherImages(data.train(),
+                               data.Select(o.validation_images, o.limit_train, o.limit_eval).train);
   }
   d.n_train = d.images.train.labels.size(0);
   d.steps_per_epoch = d.n_train / o.batch;
@@ -184,6 +190,7 @@ struct RunContext {
   double lr;  // the peak learning rate
   int64_t resolution;
   int64_t channels;
+  ::torch::Device device;
   F::CrossEntropyFuncOptions loss_options;
   const ProgressFn& progress;
 };
@@ -203,8 +210,9 @@ void TrainStep(const RunContext& c, const Tensor& perm, int epoch, int64_t step,
   SetLr(c.optimizer, sums.lr);
   const Tensor idx = perm.slice(0, step * o.batch, (step + 1) * o.batch);
   const Tensor x = PrepareBatch(c.data.images.train, c.data.raw_train, idx, c.resolution,
-                                c.channels, o.augment, o.crop_pad);
-  const Tensor y = c.data.images.train.labels.index_select(0, idx);
+                                c.channels, o.augment, o.crop_pad)
+                       .to(c.device);
+  const Tensor y = c.data.images.train.labels.index_select(0, idx).to(c.device);
   c.optimizer.zero_grad();
   const Tensor logits = c.module->Logits(x);
   const Tensor loss = F::cross_entropy(logits, y, c.loss_options);
@@ -252,7 +260,7 @@ EpochMetrics TrainEpoch(const RunContext& c, int epoch, ProcessCounters& counter
   counters.minor_faults += epoch_used.minor_faults;
   counters.user_s += epoch_used.user_s;
   counters.system_s += epoch_used.system_s;
-  const EvalResult v = Evaluate(c.module, c.data.images.val, c.channels);
+  const EvalResult v = Evaluate(c.module, c.data.images.val, c.channels, c.device);
   EpochMetrics m;
   m.epoch = epoch;
   m.learning_rate = sums.lr;
@@ -284,20 +292,45 @@ void Summarize(const ProcessCounters& step_counters, TrainResult& result) {
 
 }  // namespace
 
-TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& progress) {
-  CheckOptions(o, /*need_out_dir=*/true);
-  CheckGraph(graph);
-  return Train(graph, o, TrainingData::Load(o.data_dir), progress);
+int DefaultCropPad(const TrainingData& data) {
+  return data.name() == "fashion-mnist" ? 0 : data.train().rows / 8;
 }
 
-TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData& data,
+TrainResult Train(const Graph& graph, const TrainOptions& o, const ProgressFn& progress) {
+  CheckOptions(o, /*need_out_dir=*/true);
+  const std::vector<int> inputs = graph.Inputs();
+  if (inputs.size() != 1) throw InputError("training needs a graph with exactly one input");
+  ResolveDevice(o.device);
+  const DatasetSpec spec = ParseDatasetSpec(o.dataset);
+  DatasetLoadOptions load;
+  load.image_size = o.image_size > 0 ? o.image_size : graph.op(inputs[0]).out.shape.h;
+  load.cache_dir = o.cache_dir;
+  if (load.cache_dir.empty()) {
+    load.cache_dir = std::filesystem::absolute(o.out_dir).lexically_normal().parent_path().string();
+  }
+  if (progress) load.progress = [&](const std::string& line) { progress(line, false); };
+  const std::string source =
+      spec.name == "fashion-mnist" && spec.path.empty() ? o.data_dir : o.dataset;
+  return Train(graph, o, TrainingData::Load(source, load), progress);
+}
+
+TrainResult Train(const Graph& graph, const TrainOptions& options, const TrainingData& data,
                   const ProgressFn& progress) {
-  CheckOptions(o, /*need_out_dir=*/false);
-  if (o.dataset != data.name()) {
-    throw InputError("options name dataset '" + o.dataset + "' but the loaded data is '" +
+  CheckOptions(options, /*need_out_dir=*/false);
+  // The kind the options name ("cifar10", "cifar10:DIR"; a bare directory is Fashion-MNIST's).
+  std::string kind = options.dataset.substr(0, options.dataset.find(':'));
+  if (kind.find('/') != std::string::npos) kind = "fashion-mnist";
+  if (kind != data.name()) {
+    throw InputError("options name dataset '" + options.dataset + "' but the loaded data is '" +
                      data.name() + "'");
   }
-  const Shape in_shape = CheckGraph(graph);
+  // The run's options as it records them: the dataset by its identity, the shifts resolved.
+  TrainOptions o = options;
+  o.dataset = data.id();
+  if (o.crop_pad < 0) o.crop_pad = DefaultCropPad(data);
+  if (o.validation_images == 0) o.validation_images = DefaultValidationImages(data.train().count);
+  const Shape in_shape = CheckGraph(graph, data.id(), data.channels());
+  const ::torch::Device device = ResolveDevice(o.device);
   SetThreads(o.threads);
   const double lr = o.learning_rate > 0 ? o.learning_rate : DefaultLearningRate(o.optimizer);
   const double wd = o.weight_decay >= 0 ? o.weight_decay : DefaultWeightDecay(o.optimizer);
@@ -307,7 +340,8 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
 
   ::torch::manual_seed(o.seed);
   GraphModule module(graph);
-  CheckLogits(graph, module);
+  CheckLogits(graph, module, data);
+  module->to(device);
   auto optimizer = MakeOptimizer(module, o.optimizer, lr, wd);
 
   TrainResult result;
@@ -321,9 +355,11 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
   const int first_epoch = static_cast<int>(result.history.size()) + 1;
 
   const RunContext context{
-      o,          run_data,   module,
-      *optimizer, schedule,   lr,
-      in_shape.h, in_shape.c, F::CrossEntropyFuncOptions().label_smoothing(o.label_smoothing),
+      o,          run_data,
+      module,     *optimizer,
+      schedule,   lr,
+      in_shape.h, in_shape.c,
+      device,     F::CrossEntropyFuncOptions().label_smoothing(o.label_smoothing),
       progress};
   module->train();
   const int last_epoch = o.stop_after_epoch > 0 ? std::min(o.epochs, o.stop_after_epoch) : o.epochs;
@@ -340,7 +376,7 @@ TrainResult Train(const Graph& graph, const TrainOptions& o, const TrainingData&
   }
   Summarize(step_counters, result);
   if (result.epochs < o.epochs) return result;  // stopped early: resume continues the run
-  const EvalResult t = Evaluate(module, run_data.images.test, in_shape.c);
+  const EvalResult t = Evaluate(module, run_data.images.test, in_shape.c, device);
   result.finished = true;
   result.test_loss = t.loss;
   result.test_accuracy = t.accuracy;

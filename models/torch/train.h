@@ -1,10 +1,13 @@
-// Training a layer graph on Fashion-MNIST with LibTorch (no LibTorch headers here).
+// Training a layer graph on an image dataset with LibTorch (no LibTorch headers here).
 //
-// Data: Debian's dataset-fashion-mnist (fashion_mnist.h). 5,000 training images, chosen by a
-// fixed shuffle, are held out for validation; the test set is used once at the end. Recipe:
+// Data: a dataset spec (image_datasets.h): Debian's dataset-fashion-mnist by default, CIFAR-10/100
+// binary files, or an image folder. 5,000 training images, chosen by a fixed shuffle, are held out
+// for validation (an image folder's val/ instead); the test set is used once at the end. Recipe:
 // cosine learning-rate schedule with linear warm-up (schedule.h), label smoothing, weight decay,
-// random horizontal flips and optional random shifts (augment.h). With one thread and a given
-// seed a run is deterministic, and a resumed run continues exactly where the checkpoint left it.
+// random horizontal flips and random shifts (pad and crop; by default for CIFAR and image folders,
+// not for Fashion-MNIST), inputs normalised with the training split's statistics (augment.h). With
+// one thread and a given seed a run is deterministic, and a resumed run continues exactly where the
+// checkpoint left it.
 //
 // One run per process: Train(graph, options, progress) reads the dataset and writes a run
 // directory. Many runs in one process (accuracy data for a surrogate): load a TrainingData once
@@ -22,13 +25,21 @@
 #include "models/torch/dataset.h"
 #include "models/torch/fashion_mnist.h"
 #include "models/torch/format.h"
+#include "models/torch/measure.h"
 #include "models/torch/schedule.h"
 
 namespace dcnas::models::libtorch {
 
 struct TrainOptions {
+  // A dataset spec, "NAME[:PATH]" (ParseDatasetSpec); plain "fashion-mnist" reads data_dir.
   std::string dataset = "fashion-mnist";
   std::string data_dir = kFashionMnistDir;
+  // Image folders: the stored image size (0: the graph's resolution) and the tensor file's
+  // directory ("": beside the run, the parent of out_dir; else DatasetLoadOptions' default).
+  int image_size = 0;
+  std::string cache_dir;
+  // "cpu", "cuda" or "cuda:N" (a LibTorch built with CUDA; InputError otherwise).
+  std::string device = "cpu";
   int epochs = 10;
   int batch = 128;
   Optimizer optimizer = Optimizer::kSgd;
@@ -37,8 +48,12 @@ struct TrainOptions {
   double warmup_epochs = 1.0;
   double label_smoothing = 0.1;
   bool augment = true;  // random horizontal flips
-  int crop_pad = 0;     // > 0: random shifts of up to this many pixels (pad and crop)
-  int validation_images = 5000;
+  // > 0: random shifts of up to this many pixels of the stored images (pad and crop); 0: none;
+  // < 0: the dataset's default (DefaultCropPad).
+  int crop_pad = -1;
+  // Held out of the training file for validation; 0: DefaultValidationImages (5,000 for
+  // Fashion-MNIST and CIFAR). Ignored for image folders (their val/).
+  int validation_images = 0;
   // > 0: train on the first limit_train images of the training split. The split's order is a
   // fixed shuffle independent of `seed` (SelectImages), so runs with different seeds train on
   // the same images, in a seed-dependent order with seed-dependent initialisation and flips.
@@ -88,18 +103,23 @@ struct TrainResult {
 // status line) and once per finished epoch (`final` true).
 using ProgressFn = std::function<void(const std::string& line, bool final)>;
 
-// Trains `graph` (one input of 1 or 3 channels at any resolution; the logits op must have 10
-// outputs) on Fashion-MNIST read from options.data_dir. Images are resized (bilinear) to the
-// graph's input resolution. Needs out_dir: writes out_dir/epoch-NNNN/ (checkpoint.pt,
-// optimizer.pt) and state.json after every epoch, metrics.jsonl (one JSON object per epoch) and
-// result.json at the end (RunDirectory in checkpoint.h). Throws InputError on bad options before
-// reading any file.
+// The shifts a dataset gets by default: an eighth of its image side for CIFAR and image folders
+// (4 px at 32 px, the usual CIFAR recipe), none for Fashion-MNIST.
+int DefaultCropPad(const TrainingData& data);
+
+// Trains `graph` (one input of 1 or 3 channels at any resolution, 3 for a 3-channel dataset; the
+// logits op must have the dataset's classes) on the dataset options.dataset names. Images are
+// resized (bilinear) to the graph's input resolution. Needs out_dir: writes out_dir/epoch-NNNN/
+// (checkpoint.pt, optimizer.pt) and state.json after every epoch, metrics.jsonl (one JSON object
+// per epoch) and result.json at the end (RunDirectory in checkpoint.h). Throws InputError on bad
+// options before reading any file.
 TrainResult Train(const Graph& graph, const TrainOptions& options, const ProgressFn& progress);
 
 // The same run on an already loaded dataset (options.data_dir is not read; options.dataset
-// must name it). With out_dir set it writes the run directory as above; with out_dir empty it
-// writes no file and returns the same numbers as the run-directory run with the same options.
-// Either way it equals Train(graph, options, progress) bit for bit (with one thread).
+// must name its kind, "cifar10" or "cifar10:DIR" for a CIFAR-10 load). With out_dir set it writes
+// the run directory as above; with out_dir empty it writes no file and returns the same numbers as
+// the run-directory run with the same options. Either way it equals Train(graph, options, progress)
+// bit for bit (with one thread).
 TrainResult Train(const Graph& graph, const TrainOptions& options, const TrainingData& data,
                   const ProgressFn& progress);
 

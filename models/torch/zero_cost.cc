@@ -15,10 +15,6 @@ namespace {
 
 using ::torch::Tensor;
 
-// The validation images the trainer holds out (TrainOptions::validation_images): the batch comes
-// from the same training split as every training run's.
-constexpr int kValidationImages = 5000;
-
 std::string Network(const GraphModule& module) {
   return "zero-cost proxies of '" + module->graph().info().model + "'";
 }
@@ -48,7 +44,7 @@ double Naswot(GraphModuleImpl& module, const Tensor& images) {
   const std::vector<Tensor> values = module.ForwardAll(images);
   const Graph& graph = module.graph();
   const int64_t n = images.size(0);
-  Tensor k = ::torch::zeros({n, n}, ::torch::kDouble);
+  Tensor k = ::torch::zeros({n, n}, images.options().dtype(::torch::kDouble));
   int activations = 0;
   for (const Op& op : graph.ops()) {
     if (op.kind != OpKind::kActivation) continue;
@@ -118,7 +114,8 @@ ZeroCostScores ComputeZeroCost(GraphModule& module, const Tensor& images, const 
   module->eval();
   const Graph& graph = module->graph();
   const Shape& in = graph.op(graph.Inputs().at(0)).out.shape;
-  const Tensor ones = ::torch::ones({1, in.c, images.size(2), images.size(3)}, ::torch::kDouble);
+  const Tensor ones = ::torch::ones({1, in.c, images.size(2), images.size(3)},
+                                    images.options().dtype(::torch::kDouble));
   module->Logits(ones).sum().backward();
   {
     ::torch::NoGradGuard no_grad;
@@ -142,6 +139,7 @@ ZeroCostScores ComputeZeroCost(const Graph& graph, const Tensor& images, const T
   CheckZeroCostMemory(graph, static_cast<int>(images.size(0)), max_memory_bytes);
   ::torch::manual_seed(seed);
   GraphModule module(graph);
+  module->to(images.device());
   ZeroCostScores s = ComputeZeroCost(module, images, labels);
   s.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return s;
@@ -159,16 +157,22 @@ ZeroCostScores ComputeZeroCost(const Graph& graph, const ZeroCostOptions& option
   if (in.h != in.w || (in.c != 1 && in.c != 3)) {
     throw InputError(name + ": needs a square input of 1 or 3 channels, not " + ShapeString(in));
   }
+  if (in.c != data.channels() && data.channels() != 1) {
+    throw InputError(name + ": takes " + std::to_string(in.c) + " input channels; " + data.id() +
+                     " has " + std::to_string(data.channels()));
+  }
+  const ::torch::Device device = ResolveDevice(options.device);
+  // The trainer's default validation hold-out: the batch comes from every run's training split.
   const ImageSelection selection =
-      SelectImages(data.train().count, data.test().count, kValidationImages, options.batch, 0);
+      data.Select(DefaultValidationImages(data.train().count), options.batch, 0);
   if (static_cast<int64_t>(selection.train.size()) < options.batch) {
     throw InputError(name + ": batch " + std::to_string(options.batch) + " exceeds the " +
                      std::to_string(selection.train.size()) + " training images");
   }
   SetThreads(options.threads);
   const PreparedImages prepared = PrepareImages(data.train(), selection.train, in.h, false);
-  return ComputeZeroCost(graph, ToChannels(prepared.plain, in.c), prepared.labels, options.seed,
-                         options.max_memory_bytes);
+  return ComputeZeroCost(graph, ToChannels(prepared.plain, in.c).to(device),
+                         prepared.labels.to(device), options.seed, options.max_memory_bytes);
 }
 
 }  // namespace dcnas::models::libtorch

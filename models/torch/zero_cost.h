@@ -54,6 +54,7 @@ struct ZeroCostOptions {
   uint64_t seed = 0;
   int threads = 1;
   int64_t max_memory_bytes = kDefaultZeroCostMemoryBytes;
+  std::string device = "cpu";  // "cpu", "cuda" or "cuda:N" (CheckDeviceName)
 };
 
 // Activation memory of scoring `graph` on `batch` images: the elements of every op's output per

@@ -15,7 +15,9 @@ namespace dcnas::models::libtorch {
 
 // Scores `graph` initialised with torch::manual_seed(seed) on `images` (float NCHW at the
 // graph's input size, any batch) and `labels` (int64 [N]). Checks the memory estimate at the
-// images' batch against `max_memory_bytes` first. Uses LibTorch's current thread count.
+// images' batch against `max_memory_bytes` first. Uses LibTorch's current thread count; the
+// network is built on the CPU (the same initial weights everywhere), then moved to the images'
+// device.
 ZeroCostScores ComputeZeroCost(const Graph& graph, const ::torch::Tensor& images,
                                const ::torch::Tensor& labels, uint64_t seed,
                                int64_t max_memory_bytes = kDefaultZeroCostMemoryBytes);

@@ -46,7 +46,7 @@ TEST_CASE("batches from prepared images equal the per-batch pipeline bit for bit
         const auto after_cached = ::torch::rand({1}).item<float>();
         ::torch::manual_seed(11);
         const ::torch::Tensor reference =
-            Prepare(raw.index_select(0, idx), resolution, channels, flip, 0);
+            Prepare(raw.index_select(0, idx), set.norm, resolution, channels, flip, 0);
         const auto after_reference = ::torch::rand({1}).item<float>();
         CHECK(Identical(cached, reference));
         CHECK(after_cached == after_reference);  // the same draws from the generator
@@ -86,7 +86,7 @@ TEST_CASE("random shifts are prepared from the bytes, as the per-batch pipeline 
   ::torch::manual_seed(5);
   const ::torch::Tensor shifted = PrepareBatch(prepared, raw, idx, 32, 1, true, 2);
   ::torch::manual_seed(5);
-  CHECK(Identical(shifted, Prepare(raw.index_select(0, idx), 32, 1, true, 2)));
+  CHECK(Identical(shifted, Prepare(raw.index_select(0, idx), set.norm, 32, 1, true, 2)));
   ::torch::manual_seed(5);
   CHECK_FALSE(Identical(shifted, PrepareBatch(prepared, raw, idx, 32, 1, true, 0)));
 }

@@ -53,8 +53,20 @@ TEST_CASE("options are checked") {
   o.dataset = "mnist";
   CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("fashion-mnist"));
   o.dataset = "fashion-mnist";
-  o.crop_pad = -1;
+  o.crop_pad = 300;
   CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("crop padding"));
+  o.crop_pad = -1;
+  o.device = "gpu";
+  CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("--device 'gpu'"));
+  if (CudaDeviceCount() == 0) {
+    o.device = "cuda:0";
+    CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr),
+                      Catch::Contains("this LibTorch has no CUDA device"));
+  }
+  o.device = "cpu";
+  o.validation_images = -1;
+  CHECK_THROWS_WITH(Train(TinyNetwork(), o, nullptr), Catch::Contains("validation images"));
+  CHECK_FALSE(std::filesystem::exists("/tmp/unused"));
 }
 
 TEST_CASE("random shifts change the training images, deterministically") {
