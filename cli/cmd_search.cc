@@ -152,6 +152,9 @@ void AddSearchOptions(po::options_description& options, SearchArgs& a) {
                   "--accuracy train: trainings side by side (use --in-flight >= this)")(
       "train-limit-eval", po::value(&a.accuracy.train_limit_eval)->default_value(0),
       "--accuracy train: validate on at most this many images (smoke tests)")(
+      "train-dataset", po::value(&a.accuracy.train_data_dir),
+      "--accuracy train: fashion-mnist[:DIR] (default), cifar10:DIR, cifar100:DIR or "
+      "imagefolder:DIR; the recipe names it by content hash")(
       "train-halving", po::value(&a.accuracy.train_halving_eta)->default_value(0),
       "--accuracy train: successive halving with this eta over each round of --in-flight "
       "candidates (0: off): all trained for --train-min-epochs, the best 1/eta again for eta "

@@ -130,7 +130,7 @@ void InitTorch(py::module_& m) {
       "(the default), cifar10:DIR, cifar100:DIR or imagefolder:DIR (decoded once into a tensor "
       "file beside `out`, at image_size px, 0: the graph's resolution). The graph needs the "
       "dataset's input channels (1 or 3 for Fashion-MNIST, 3 otherwise) and classes "
-      "(Graph.zoo(..., num_classes=10, in_channels=3) or a space's build_proxy). device: cpu, "
+      "(Graph.zoo(..., num_classes=10) takes 3, or a space's build_proxy). device: cpu, "
       "cuda or cuda:N (a LibTorch built with CUDA). Writes a checkpoint per epoch, metrics.jsonl "
       "and result.json in `out`; accuracies are fractions. learning_rate 0: the optimizer's "
       "default.");

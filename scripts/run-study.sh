@@ -84,5 +84,29 @@ PY
 grid=$phi2_grid train_members=0 scale x-b0-tpu-v3-phi2 tpu-v3 efficientnet-x-b0 --mode lacs \
   --phi 2 --members 2 --references none --name x-b0-phi2
 
+# The zoo on published ImageNet top-1 (the paper's accuracy-latency chart) and EfficientNet-X against
+# RegNetY, ResNeSt and EfficientNet at equal accuracy (dcnas compare --at-equal-accuracy). X's own
+# top-1 is not published in data/accuracy/published-imagenet.csv: X-Bk is given EfficientNet-Bk's.
+for kind in tpu gpu; do
+  { cat data/accuracy/published-imagenet.csv
+    grep '^efficientnet-b' data/accuracy/published-imagenet.csv |
+      sed "s/^efficientnet-b\([0-9]\),\([^,]*\),\([^,]*\),.*/efficientnet-x-$kind-b\1,\2,\3,assumed: EfficientNet-B\1's,/"
+  } > "$out/published-x-$kind.csv"
+done
+for setup in tpu-v3 v100; do
+  kind=$([ "$setup" = tpu-v3 ] && echo tpu || echo gpu)
+  echo "== accuracy-latency $setup"
+  # shellcheck disable=SC2046
+  "$dcnas" compare --family "efficientnet,efficientnet-x-$kind,regnety,resnest,resnet,mobilenet" \
+    $(setup_args "$setup") --batch 128 --at-equal-accuracy --published "$out/published-x-$kind.csv" \
+    --out "$out/accuracy-latency-$setup.svg" > /dev/null
+  for base in regnety resnest efficientnet; do
+    # shellcheck disable=SC2046
+    "$dcnas" compare --family "$base,efficientnet-x-$kind" $(setup_args "$setup") --batch 128 \
+      --at-equal-accuracy --published "$out/published-x-$kind.csv" --format json \
+      > "$out/equal-accuracy-$setup-$base.json"
+  done
+done
+
 python3 scripts/study_report.py "$out"
 echo "study done: $out/index.md"

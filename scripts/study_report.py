@@ -470,12 +470,50 @@ def main():
                      "proxy, their latency ranking by the simulator) |")
     lines.append("")
 
+    # 6. The zoo on published ImageNet top-1.
+    charts = [st for st in ("tpu-v3", "v100")
+              if os.path.exists(os.path.join(study, f"accuracy-latency-{st}.svg"))]
+    if charts:
+        lines += ["## 6. The zoo on published ImageNet top-1", "",
+                  "Simulated latency (the setups above, batch 128) against each model's published "
+                  "ImageNet top-1 (data/accuracy/published-imagenet.csv, sourced per row); the "
+                  "axis is published ImageNet top-1, never the proxy's. EfficientNet-X's own "
+                  "top-1 is not in the table: X-Bk is given EfficientNet-Bk's (the paper's "
+                  "'comparable accuracy' assumption). Speedups at equal accuracy "
+                  "(`dcnas compare --at-equal-accuracy`): each X member against the baseline "
+                  "family's latency at the member's top-1 on the baseline's published-top-1 / "
+                  "latency front (log-linear between members, no extrapolation), geomean over "
+                  "the members inside the baseline's range.", ""]
+        lines += ["| EfficientNet-X against | " + " | ".join(charts) + " |",
+                  "|---|" + "---|" * len(charts)]
+        for base, name in (("regnety", "RegNetY"), ("resnest", "ResNeSt"),
+                           ("efficientnet", "EfficientNet")):
+            cells = []
+            for st in charts:
+                path = os.path.join(study, f"equal-accuracy-{st}-{base}.json")
+                if not os.path.exists(path):
+                    cells.append("-")
+                    continue
+                fam = load(path)["families"][0]
+                inside = [r["model"].rsplit("-", 1)[-1].upper() for r in fam["rows"]
+                          if r["speedup"] is not None]
+                cells.append(f"{fam['geomean_speedup']:.2f}x ({', '.join(inside)})"
+                             if fam["compared"] else "- (no member inside its range)")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+        for st in charts:
+            lines.append(f"![latency against published ImageNet top-1, {st}]"
+                         f"(accuracy-latency-{st}.svg)")
+        lines.append("")
+
     lines += ["## Files", "",
               "- `NAME/lacs`, `NAME/flops`: family.json, family.csv, family.txt, grid.csv (every "
               "grid point: cost, latency, trained accuracy), members/*.json (layer graphs), "
               "members/*.txt (block strings), family.svg, family-latency.svg",
               "- `NAME/comparison.txt`, `comparison.json`: the lacs-vs-flops tables above",
-              "- `trained.jsonl` (quick) or data/study/trained.jsonl: every proxy training", ""]
+              "- `trained.jsonl` (quick) or data/study/trained.jsonl: every proxy training",
+              "- `accuracy-latency-SETUP.svg`, `equal-accuracy-SETUP-BASE.json`, "
+              "`published-x-KIND.csv`: section 6", ""]
     with open(os.path.join(study, "index.md"), "w") as f:
         f.write("\n".join(lines))
     return 0

@@ -13,6 +13,8 @@ class TrainAccuracy : public AccuracyObjective {
  public:
   TrainAccuracy(const space::Space& space, TrainAccuracyOptions options)
       : space_(space), o_(std::move(options)), data_(lt::TrainingData::Load(o_.data_dir)) {
+    // The recipe names the data by its content (DatasetId), as every trained row does.
+    if (o_.recipe.dataset == proxy::kDefaultDataset) o_.recipe.dataset = data_.id();
     proxy_ = proxy::RecipeProxy(space_, o_.recipe);
   }
 

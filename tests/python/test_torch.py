@@ -106,3 +106,48 @@ def test_train_bad_graph_and_out(tmp_path):
     ten = dcnas.Graph.zoo("mobilenetv2-1.0", batch=2, resolution=32, num_classes=10)
     with pytest.raises(dcnas.InputError, match="out"):
         dcnas.train(ten, "", epochs=1)
+
+
+def _write_cifar10(root, per_batch=240, test=100):
+    """The CIFAR-10 binary layout: label byte, then 1,024 red, green and blue bytes."""
+    root.mkdir()
+    def records(n):
+        out = bytearray()
+        for i in range(n):
+            label = i % 10
+            out.append(label)
+            for c in range(3):
+                out += bytes([(40 + label * (97, 53, 31)[c]) % 256]) * 1024
+        return bytes(out)
+    for b in range(1, 6):
+        (root / f"data_batch_{b}.bin").write_bytes(records(per_batch))
+    (root / "test_batch.bin").write_bytes(records(test))
+
+
+def test_train_on_cifar10(tmp_path):
+    _write_cifar10(tmp_path / "c10")
+    graph = dcnas.Graph.zoo("mobilenetv2-1.0", batch=32, resolution=32, num_classes=10)
+    r = dcnas.train(graph, str(tmp_path / "run"), epochs=1, batch=32, limit_eval=64,
+                    dataset=f"cifar10:{tmp_path / 'c10'}")
+    assert r["finished"] and r["epochs"] == 1
+    config = json.loads((tmp_path / "run" / "result.json").read_text())["config"]
+    assert re.fullmatch(r"cifar10@[0-9a-f]{16}", config["dataset"])
+    assert config["crop_pad"] == 4 and config["validation_images"] == 120
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"dataset": "svhn"}, "unknown dataset 'svhn'"),
+    ({"dataset": "cifar10"}, "cifar10:DIR"),
+    ({"dataset": "imagefolder:/nonexistent/folder"}, "/nonexistent/folder"),
+    ({"device": "gpu"}, "--device 'gpu'"),
+    ({"image_size": 3}, "--image-size 3"),
+])
+def test_train_dataset_and_device_errors(tmp_path, kwargs, needle):
+    graph = dcnas.Graph.zoo("mobilenetv2-1.0", batch=2, resolution=32, num_classes=10)
+    with pytest.raises(dcnas.InputError, match=re.escape(needle)):
+        dcnas.train(graph, str(tmp_path / "run"), epochs=1, **kwargs)
+
+
+def test_measure_device_error(tiny):
+    with pytest.raises(dcnas.InputError, match=re.escape("--device 'tpu'")):
+        dcnas.measure(tiny, device="tpu")
