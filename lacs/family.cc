@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/progress.h"
@@ -18,6 +19,7 @@
 #include "common/text.h"
 #include "models/counts.h"
 #include "models/graph_json.h"
+#include "models/zoo/published_top1.h"
 #include "models/zoo/zoo.h"
 #include "search/journal.h"
 #include "search/strategy.h"
@@ -547,6 +549,18 @@ std::vector<ReferenceFamily> ScoreReferences(const std::string& accelerator_kind
   }
   const std::vector<std::optional<proxy::TrainedResult>> r = accuracy.Evaluate(requests);
   for (size_t k = 0; k < requested.size(); ++k) requested[k]->trained = r[k];
+  std::map<std::string, double> published;
+  for (const models::PublishedTop1& row :
+       models::ReadPublishedTop1(DataPath(models::kPublishedTop1File))) {
+    published[row.model] = row.top1;
+  }
+  for (ReferenceFamily& fam : out) {
+    for (ReferencePoint& p : fam.points) {
+      if (const auto it = published.find(p.model); it != published.end()) {
+        p.published_top1 = it->second;
+      }
+    }
+  }
   return out;
 }
 
@@ -670,7 +684,8 @@ json FamilyJson(const Family& f, const std::vector<ReferenceFamily>& references)
       pts.push_back({{"model", p.model},
                      {"phi", p.phi},
                      {"measured", MeasuredJson(p.measured)},
-                     {"trained", TrainedJson(p.trained)}});
+                     {"trained", TrainedJson(p.trained)},
+                     {"published_top1", p.published_top1 ? json(*p.published_top1) : json()}});
     }
     refs.push_back({{"name", r.name}, {"points", pts}});
   }
@@ -751,6 +766,26 @@ void WriteCharts(const Family& f, const std::vector<ReferenceFamily>& references
   }
   if (!acc.series.empty()) WriteFileAtomic((root / "family.svg").string(), RenderSvg(acc));
   WriteFileAtomic((root / "family-latency.svg").string(), RenderSvg(lat));
+
+  // The references on their published axis (a new family has no published top-1: not plotted).
+  Chart pub;
+  pub.title =
+      "references on " + SetupField(f, "accelerator") + ": latency vs published ImageNet top-1";
+  pub.x = acc.x;
+  pub.y = {"published ImageNet top-1 (%)", false, std::nullopt, std::nullopt};
+  for (const ReferenceFamily& r : references) {
+    ChartSeries s{r.name, {}, {}, {}, ChartSeries::Style::kLinePoints, ""};
+    for (const ReferencePoint& p : r.points) {
+      if (!p.published_top1) continue;
+      s.x.push_back(p.measured.latency_ms);
+      s.y.push_back(*p.published_top1);
+      s.point_labels.push_back("b" + std::to_string(p.phi));
+    }
+    if (!s.x.empty()) pub.series.push_back(s);
+  }
+  if (!pub.series.empty()) {
+    WriteFileAtomic((root / "family-published.svg").string(), RenderSvg(pub));
+  }
 }
 
 }  // namespace

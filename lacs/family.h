@@ -218,6 +218,9 @@ struct ReferencePoint {
   int phi = 0;
   Measured measured;
   std::optional<proxy::TrainedResult> trained;
+  // Published ImageNet top-1 (%) from data/accuracy/published-imagenet.csv, where the table has
+  // the model: a separate axis from the proxy's (family-published.svg), never mixed with it.
+  std::optional<double> published_top1;
 };
 struct ReferenceFamily {
   std::string name;  // "EfficientNet", "EfficientNet-X (x-tpu)"
@@ -232,7 +235,9 @@ std::vector<ReferenceFamily> ScoreReferences(const std::string& accelerator_kind
 // Writes FAMILY_DIR: family.json (everything), family.csv and family.txt (the member table),
 // grid.csv (every grid point), members/<name>.json (layer graph at the simulated batch and
 // precision) and members/<name>.txt (block strings, tuple, coefficients), family.svg (latency
-// against trained accuracy beside the references). Each file is written atomically.
+// against trained accuracy beside the references), family-published.svg (the references' latency
+// against their published ImageNet top-1, where the table has them). Each file is written
+// atomically.
 void WriteFamily(const Family& family, const std::vector<ReferenceFamily>& references,
                  NetworkSimulator& simulator, const std::string& dir);
 

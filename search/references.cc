@@ -1,9 +1,12 @@
 #include "search/references.h"
 
 #include <algorithm>
+#include <map>
 
+#include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/table.h"
+#include "models/zoo/published_top1.h"
 #include "models/zoo/zoo.h"
 
 namespace dcnas::search {
@@ -12,6 +15,13 @@ std::vector<Reference> ScoreReferences(const space::Space& space,
                                        const std::vector<std::string>& models,
                                        AccuracyObjective& accuracy, LatencyObjective& latency) {
   std::vector<Reference> out;
+  std::map<std::string, double> published;
+  if (!models.empty()) {
+    for (const models::PublishedTop1& row :
+         models::ReadPublishedTop1(DataPath(models::kPublishedTop1File))) {
+      published[row.model] = row.top1;
+    }
+  }
   for (const std::string& model : models) {
     const std::optional<models::BlockNetworkSpec> spec = models::zoo::EfficientNetSpec(model);
     if (!spec) {
@@ -21,6 +31,9 @@ std::vector<Reference> ScoreReferences(const space::Space& space,
     }
     Reference r;
     r.model = model;
+    if (const auto it = published.find(model); it != published.end()) {
+      r.published_top1 = it->second;
+    }
     r.latency_ms = latency.ModelLatencyMs(model);
     if (!r.latency_ms) r.note = "the latency objective times only its table's architectures";
     const std::optional<space::SpaceMatch> match = space::FindEncoding(space, *spec);

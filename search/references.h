@@ -28,6 +28,9 @@ struct Reference {
   std::vector<std::string> differences;  // how the counterpart differs
   std::string note;                      // why a score is missing
   std::string structure;                 // StructureKey of its encoding ("" without one)
+  // Its published ImageNet top-1 (%, data/accuracy/published-imagenet.csv) where the table has it:
+  // reported beside the search's own accuracy, never on the same axis.
+  std::optional<double> published_top1;
 };
 
 // What "the reference's structure" keeps in equal-accuracy comparisons: the number of layers and

@@ -146,6 +146,7 @@ nlohmann::json ReferencesJson(const SearchResult& result, const space::Space& sp
                         {"latency_ms", nullptr}, {"accuracy", nullptr}};
     if (r.latency_ms) j["latency_ms"] = *r.latency_ms;
     if (r.accuracy) j["accuracy"] = *r.accuracy;
+    j["published_top1"] = r.published_top1 ? nlohmann::json(*r.published_top1) : nlohmann::json();
     if (!r.note.empty()) j["note"] = r.note;
     if (!r.structure.empty()) j["structure"] = StructureText(r.structure);
     for (const ReferenceComparison& c : result.comparisons) {
@@ -785,6 +786,9 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
     txt << "  " << ReferenceLabel(r) << ": latency_ms "
         << (r.latency_ms ? FormatShortestReal(*r.latency_ms) : std::string("-")) << ", accuracy "
         << (r.accuracy ? FormatShortestReal(*r.accuracy) : std::string("-"));
+    if (r.published_top1) {
+      txt << " (published ImageNet top-1 " << FormatShortestReal(*r.published_top1) << "%)";
+    }
     if (!r.differences.empty()) txt << "; counterpart differs in " << Join(r.differences, ", ");
     if (!r.note.empty()) txt << "; " << r.note;
     txt << "\n";

@@ -90,10 +90,24 @@ check "shipped study: x-b0 on tpu-v3, both modes" 0 "$dcnas" scale "$x" --mode b
 contains "comparison: geomean speedup" "$tmp/study/comparison.txt" "geomean latency speedup"
 json_ok "family.json parses" "$tmp/study/lacs/family.json"
 json_ok "comparison.json parses" "$tmp/study/comparison.json"
-for f in lacs/family.csv lacs/grid.csv lacs/family.svg lacs/family-latency.svg flops/family.txt \
+for f in lacs/family.csv lacs/grid.csv lacs/family.svg lacs/family-latency.svg \
+  lacs/family-published.svg flops/family.txt \
   lacs/members/x-b0-lacs-b7.json lacs/members/x-b0-lacs-b7.txt; do
   [ -s "$tmp/study/$f" ] && echo "ok   wrote $f" || { echo "FAIL no $f"; fails=$((fails + 1)); }
 done
+# References carry their published ImageNet top-1 (EfficientNet's; X's is not published), on
+# their own chart, apart from the proxy accuracy.
+if python3 -c '
+import json, sys
+refs = {p["model"]: p["published_top1"] for r in json.load(open(sys.argv[1]))["references"]
+        for p in r["points"]}
+sys.exit(0 if refs["efficientnet-b0"] == 77.1 and refs["efficientnet-b4"] == 82.9
+         and refs["efficientnet-x-b0"] is None else 1)' "$tmp/study/lacs/family.json"; then
+  echo "ok   references carry published top-1"
+else
+  echo "FAIL references' published top-1"; fails=$((fails + 1))
+fi
+contains "published axis titled" "$tmp/study/lacs/family-published.svg" "published ImageNet top-1 (%)"
 check "member graph loads in dcnas sim" 0 "$dcnas" sim --graph "$tmp/study/lacs/members/x-b0-lacs-b2.json" \
   --accel tpu-v3
 [ "$before" = "$(sha256sum "$root/data/study/trained.jsonl")" ] && echo "ok   --no-train leaves the file as it was" ||

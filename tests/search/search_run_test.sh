@@ -99,6 +99,8 @@ contains "latency table in the configuration" "$tmp/t/journal.jsonl" '"latency":
 contains "pareto.svg is an SVG chart" "$tmp/a/pareto.svg" "<svg"
 contains "pareto.svg marks the target" "$tmp/a/pareto.svg" "target 15.0 ms"
 contains "summary.json times the references" "$tmp/a/summary.json" '"model": "efficientnet-x-b0"'
+contains "best.txt gives a reference's published top-1 apart" "$tmp/a/best.txt" \
+  'efficientnet-b0.*(published ImageNet top-1 77.1%)'
 contains "a reference the small space cannot express is said so" "$tmp/a/best.txt" "cannot express its blocks"
 check "unknown reference" 2 "$dcnas" search "${common[@]}" --strategy random --budget 10 --references efficientnet-b9 --out "$tmp/x"
 contains "unknown reference named" "$tmp/err" "efficientnet-b9"
