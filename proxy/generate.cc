@@ -57,6 +57,11 @@ std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t
   // one training, so it keeps them.
   ApplyMallocPolicy(MallocPolicy::kKeep);
   try {
+    // Rows name their data by content: a worker holding other data than the recipe's refuses.
+    if (recipe.recorded() && recipe.dataset != data.id()) {
+      throw InputError("the recipe names dataset '" + recipe.dataset +
+                       "' but the loaded data is '" + data.id() + "'");
+    }
     const models::Graph graph = build();
     if (recipe.zero_cost()) {
       // A zero-cost label: the untrained network's score on one batch, calibrated to percent.
@@ -80,10 +85,6 @@ std::string TrainProxyImpl(const std::function<models::Graph()>& build, uint64_t
                         .val_curve = {}},
                        j);
       return j.dump();
-    }
-    if (recipe.recorded() && recipe.dataset != data.id()) {
-      throw InputError("the recipe names dataset '" + recipe.dataset +
-                       "' but the loaded data is '" + data.id() + "'");
     }
     lt::TrainOptions t;
     t.dataset = data.name();

@@ -38,8 +38,6 @@ constexpr int kMaxImageSize = 1024;
 constexpr const char* kCacheFormat = "dcnas-image-cache";
 constexpr int kCacheVersion = 1;
 
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
-
 std::string WithCommas(int64_t v) {
   std::string s = std::to_string(v);
   for (int i = static_cast<int>(s.size()) - 3; i > (v < 0 ? 1 : 0); i -= 3) s.insert(i, ",");
