@@ -115,7 +115,7 @@ int Generate(const Args& args) {
         proxy::StratifiedSample(proxy::ReadAccuracyData(a.stratify_by, &space), g.count, g.seed);
   }
   g.recipe = ResolveRecipe(a.recipe, space);
-  ApplyDataset(a.dataset, g.data_dir, g.recipe);
+  ApplyDataset(a.dataset, g.data_dir, g.recipe, g.out);
   proxy::ValidateRecipe(g.recipe, g.jobs);
   const auto progress = StatusLine(/*print_updates_when_piped=*/true);
   if (vm.count("min-epochs") && !vm["min-epochs"].defaulted() && a.halving == 0) {
@@ -240,7 +240,7 @@ int Zoo(const Args& args) {
   o.recipe.width = recipe.proxy_width > 0 ? recipe.proxy_width : 0.25;
   o.recipe.removed_downsamples = recipe.removed >= 0 ? recipe.removed : 1;
   o.recipe = ApplyLabel(recipe, o.recipe);
-  ApplyDataset(dataset, o.data_dir, o.recipe);
+  ApplyDataset(dataset, o.data_dir, o.recipe, o.out);
   const proxy::ZooProxyReport report =
       proxy::RunZooProxy(o, [](const std::string& line) { std::cerr << line << "\n"; });
   if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");

@@ -109,7 +109,7 @@ int RunScale(const Args& args) {
   a.r.train = !a.no_train;
   if (!a.dataset.empty()) {
     proxy::ProxyRecipe recipe;
-    ApplyDataset(a.dataset, a.r.data_dir, recipe);
+    ApplyDataset(a.dataset, a.r.data_dir, recipe, a.r.out.empty() ? "" : a.r.out + "/family");
     if (recipe.dataset != proxy::kDefaultDataset) a.r.recipe_key += "_data-" + recipe.dataset;
   }
   const lacs::ScalePlan plan = lacs::PlanScale(a.r);

@@ -470,7 +470,7 @@ int RunSearchFinalists(const Args& args) {
   }
   const space::Space space = space::Space::Load(a.space_file);
   a.f.recipe = ResolveRecipe(a.recipe, space);
-  ApplyDataset(a.dataset, a.f.data_dir, a.f.recipe);
+  ApplyDataset(a.dataset, a.f.data_dir, a.f.recipe, a.run_dir + "/finalists");
   const bool mpi = a.exec.UseMpi("train every finalist", a.f.jobs, "jobs");
   proxy::FinalistsReport report;
   const auto worker = [&] { return proxy::FinalistWorker(space, a.f); };

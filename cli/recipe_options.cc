@@ -1,5 +1,8 @@
 #include "cli/recipe_options.h"
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "models/torch/fashion_mnist.h"
 #ifdef DCNAS_WITH_TORCH
 #include "models/torch/image_datasets.h"
@@ -36,16 +39,24 @@ void AddTrainerOptions(po::options_description& options, int& jobs, std::string&
                         "trainings side by side (worker processes, one LibTorch thread each)")(
       "dataset", po::value(&dataset),
       "train on fashion-mnist[:DIR] (default), cifar10:DIR, cifar100:DIR or imagefolder:DIR "
-      "(decoded once at 64 px into $DCNAS_CACHE_DIR or ~/.cache/dcnas); recorded in the recipe by "
-      "name and content hash")(
+      "(decoded once at 64 px into a tensor file beside the output, or in $DCNAS_CACHE_DIR); "
+      "recorded in the recipe by name and content hash")(
       "data-dir", po::value(&data_dir)->default_value(models::libtorch::kFashionMnistDir),
       "Fashion-MNIST directory")("limit-eval", po::value(&limit_eval)->default_value(0),
                                  "validate and test on at most this many images (smoke tests)");
 }
 
-void ApplyDataset(const std::string& dataset, std::string& data_dir, proxy::ProxyRecipe& recipe) {
+void ApplyDataset(const std::string& dataset, std::string& data_dir, proxy::ProxyRecipe& recipe,
+                  const std::string& out) {
 #ifdef DCNAS_WITH_TORCH
   if (!dataset.empty()) data_dir = dataset;
+  const char* cache = std::getenv("DCNAS_CACHE_DIR");
+  if ((cache == nullptr || *cache == '\0') && !out.empty()) {
+    // Beside the output: its directory (an output directory's parent holds it too).
+    const std::filesystem::path beside =
+        std::filesystem::absolute(out).lexically_normal().parent_path();
+    ::setenv("DCNAS_CACHE_DIR", beside.string().c_str(), 1);
+  }
   try {
     recipe.dataset = models::libtorch::DatasetId(models::libtorch::LoadDataset(data_dir));
   } catch (const InputError& e) {
@@ -55,6 +66,7 @@ void ApplyDataset(const std::string& dataset, std::string& data_dir, proxy::Prox
   (void)dataset;
   (void)data_dir;
   (void)recipe;
+  (void)out;
 #endif
 }
 

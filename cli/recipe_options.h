@@ -26,8 +26,11 @@ void AddTrainerOptions(po::options_description& options, int& jobs, std::string&
 // The data the trainer reads: --dataset when given (`data_dir` becomes that spec), else
 // Fashion-MNIST in `data_dir`. Loads it once (an image folder is decoded into its cache) and sets
 // recipe.dataset to its identity (DatasetId), so rows trained on different data never share a
-// recipe; a zero-cost label's recipe too. InputError naming --dataset.
-void ApplyDataset(const std::string& dataset, std::string& data_dir, proxy::ProxyRecipe& recipe);
+// recipe; a zero-cost label's recipe too. An image folder's tensor file goes beside `out` (the
+// command's output file or directory: $DCNAS_CACHE_DIR is set to its directory for this process
+// and the workers it starts, unless already set). InputError naming --dataset.
+void ApplyDataset(const std::string& dataset, std::string& data_dir, proxy::ProxyRecipe& recipe,
+                  const std::string& out);
 // `recipe` with the --label of `a` applied ("" or "trained": unchanged); InputError naming --label.
 proxy::ProxyRecipe ApplyLabel(const RecipeArgs& a, const proxy::ProxyRecipe& recipe);
 // The recipe with the space's proxy settings where the options left them open.

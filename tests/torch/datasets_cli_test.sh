@@ -85,6 +85,13 @@ train --dataset "imagefolder:$tmp/folder" --out "$tmp/runs/c" > /dev/null 2>&1
   --dataset "cifar10:$tmp/c10" --limit-eval 64 --out "$tmp/acc.csv" > /dev/null 2> "$tmp/gen.txt"
 [ "$(tail -n +2 "$tmp/acc.csv" | wc -l)" -eq 2 ]
 [ "$(tail -n +2 "$tmp/acc.csv" | grep -c ',cifar10@[0-9a-f]\{16\},')" -eq 2 ]
+# On an image folder: its tensor file beside the output, the rows naming the folder by content.
+mkdir "$tmp/gen"
+"$dcnas" accuracy-data generate --space "$DCNAS_SOURCE_ROOT/data/search_spaces/dc-accelerator.yaml" \
+  --count 1 --epochs 1 --train-images 1000 --batch 40 --proxy-resolution 16 \
+  --dataset "imagefolder:$tmp/folder" --out "$tmp/gen/acc.csv" > /dev/null 2>&1
+ls "$tmp"/gen/imagefolder-*-64px.bin > /dev/null
+[ "$(tail -n +2 "$tmp/gen/acc.csv" | grep -c ',imagefolder-4@[0-9a-f]\{16\},')" -eq 1 ]
 
 expect_fail() {  # expect_fail PATTERN ARGS...: exit 2 with PATTERN on stderr
   local pattern="$1"
