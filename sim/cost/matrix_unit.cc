@@ -65,13 +65,22 @@ MatrixCycles SystolicCycles(const Gemm& g, const SystolicGeometry& geo) {
     out.rounds = 1;
     t_unit = CeilDiv(temporal, units / out.passes);
   }
-  const double load = geo.pipeline_scale * static_cast<double>(rows);
-  const double fill = load;
+  const double fill = geo.pipeline_scale * static_cast<double>(rows);
   const double drain = geo.pipeline_scale * static_cast<double>(cols);
   const auto t = static_cast<double>(t_unit);
   const auto rounds = static_cast<double>(out.rounds);
-  out.cycles = geo.double_buffered ? load + rounds * (std::max(t, load) + fill + drain)
-                                   : rounds * (load + fill + drain + t - 2.0);
+  if (geo.dataflow == Dataflow::kOutputStationary) {
+    // Nothing stationary is loaded: both operands stream in (skewed over the rows) and the
+    // outputs accumulate in place, then drain down the columns. Double-buffered accumulators
+    // drain a fold's outputs under the next fold's stream; only the last drain is exposed.
+    out.cycles = geo.double_buffered ? drain + rounds * (std::max(t, drain) + fill)
+                                     : rounds * (fill + drain + t - 2.0);
+  } else {
+    // The stationary tile (weights, or inputs) is loaded down the rows before the stream.
+    const double load = fill;
+    out.cycles = geo.double_buffered ? load + rounds * (std::max(t, load) + fill + drain)
+                                     : rounds * (load + fill + drain + t - 2.0);
+  }
   const double capacity = out.cycles * static_cast<double>(rows * cols * units * geo.cores);
   out.utilization = static_cast<double>(g.macs()) / capacity;
   return out;

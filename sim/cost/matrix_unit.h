@@ -42,11 +42,16 @@ struct MatrixCycles {
 //   if passes >= units: rounds = ceil(passes/units), T_unit = T
 //   else:               rounds = 1, T_unit = ceil(T / floor(units/passes))
 //   load = fill = s*R, drain = s*C       (s = pipeline_scale)
-// double-buffered (the next fold's stationary tile moves in or out while the current one
-// streams; the first load is exposed):
-//   cycles = load + rounds * (max(T_unit, load) + fill + drain)
-// not double-buffered (every fold pays its load; SCALE-Sim's (2R + C + T - 2) per fold at s = 1):
-//   cycles = rounds * (load + fill + drain + T_unit - 2)
+// ws and is load a stationary tile down the rows before each stream:
+//   double-buffered (the next fold's tile moves in while the current one streams; the first
+//   load is exposed):  cycles = load + rounds * (max(T_unit, load) + fill + drain)
+//   not double-buffered (every fold pays its load; SCALE-Sim v2's (2R + C + T - 2) per fold at
+//   s = 1):            cycles = rounds * (load + fill + drain + T_unit - 2)
+// os loads nothing: both operands stream in and the outputs accumulate in place, then drain:
+//   double-buffered (a fold's outputs drain under the next fold's stream; the last drain is
+//   exposed):          cycles = drain + rounds * (max(T_unit, drain) + fill)
+//   not double-buffered (SCALE-Sim v2's output-stationary fold, (R + C + T - 2) at s = 1):
+//                      cycles = rounds * (fill + drain + T_unit - 2)
 MatrixCycles SystolicCycles(const Gemm& gemm, const SystolicGeometry& geometry);
 
 // The SMs, tiles and rates a tensor-core (or CUDA-core) GEMM runs with.

@@ -173,15 +173,19 @@ TEST_CASE("tensor cores: small tiles become bound by operand bandwidth") {
 namespace dcnas::sim::cost {
 namespace {
 
-// SCALE-Sim's compute-cycle model (Samajdar et al., "SCALE-Sim: Systolic CNN Accelerator
-// Simulator", arXiv:1811.02883, and its ISPASS 2020 scaling paper): a layer mapped onto an R x C
-// array with spatial extents Sr x Sc and temporal extent T takes
-//   (2R + C + T - 2) * ceil(Sr / R) * ceil(Sc / C)
-// cycles, with (Sr, Sc, T) = (K, N, M) weight-stationary, (M, N, K) output-stationary and
-// (K, M, N) input-stationary (M = output pixels x batch, K = window x channels, N = filters).
-double ScaleSimCycles(int64_t r, int64_t c, int64_t sr, int64_t sc, int64_t t) {
+// SCALE-Sim v2's compute models (ARM-software/scale-sim-v2, scalesim/compute/
+// systolic_compute_{ws,os,is}.py; Samajdar et al., arXiv:1811.02883 and ISPASS 2020): a layer
+// mapped onto an R x C array with spatial extents Sr x Sc and temporal extent T runs
+// ceil(Sr / R) * ceil(Sc / C) folds, each as long as its demand matrices:
+//   ws, is: a prefix of R rows (the stationary operand loaded), T rows of stream, a suffix of
+//           C - 1 (the outputs drain), skewed over the R rows (+ R - 1): 2R + C + T - 2;
+//   os:     no prefix (nothing stationary is loaded): T + C - 1, skewed (+ R - 1): R + C + T - 2;
+// with (Sr, Sc, T) = (K, N, M) weight-stationary, (M, N, K) output-stationary and (K, M, N)
+// input-stationary (M = output pixels x batch, K = window x channels, N = filters).
+double ScaleSimCycles(Dataflow dataflow, int64_t r, int64_t c, int64_t sr, int64_t sc, int64_t t) {
   const auto folds = static_cast<double>(((sr + r - 1) / r) * ((sc + c - 1) / c));
-  return static_cast<double>(2 * r + c + t - 2) * folds;
+  const int64_t load = dataflow == Dataflow::kOutputStationary ? 0 : r;
+  return static_cast<double>(load + r + c + t - 2) * folds;
 }
 
 SystolicGeometry ScaleSimArray(Dataflow dataflow, int rows, int cols) {
@@ -207,13 +211,42 @@ TEST_CASE("the three dataflows reproduce SCALE-Sim's compute cycles") {
       INFO("array " << rows << "x" << cols << ", M=" << l.m << " K=" << l.k << " N=" << l.n);
       const Gemm gemm{l.m, l.k, l.n, 1};
       CHECK(SystolicCycles(gemm, ScaleSimArray(Dataflow::kWeightStationary, rows, cols)).cycles ==
-            ScaleSimCycles(rows, cols, l.k, l.n, l.m));
+            ScaleSimCycles(Dataflow::kWeightStationary, rows, cols, l.k, l.n, l.m));
       CHECK(SystolicCycles(gemm, ScaleSimArray(Dataflow::kOutputStationary, rows, cols)).cycles ==
-            ScaleSimCycles(rows, cols, l.m, l.n, l.k));
+            ScaleSimCycles(Dataflow::kOutputStationary, rows, cols, l.m, l.n, l.k));
       CHECK(SystolicCycles(gemm, ScaleSimArray(Dataflow::kInputStationary, rows, cols)).cycles ==
-            ScaleSimCycles(rows, cols, l.k, l.m, l.n));
+            ScaleSimCycles(Dataflow::kInputStationary, rows, cols, l.k, l.m, l.n));
     }
   }
+}
+
+TEST_CASE("SCALE-Sim v2's fold lengths, spelled out for one layer per dataflow") {
+  // A 3x3 convolution of 64 to 128 channels over a 28 x 28 map at batch 1 on 128 x 128:
+  // M = 784 output pixels, K = 576, N = 128.
+  const Gemm conv{784, 576, 128, 1};
+  // ws: 5 x 1 folds of weights (K = 576 over 128 rows), each 2*128 + 128 + 784 - 2 = 1166.
+  CHECK(SystolicCycles(conv, ScaleSimArray(Dataflow::kWeightStationary, 128, 128)).cycles ==
+        5 * 1166);
+  // os: 7 x 1 folds of outputs (M = 784 over 128 rows), each 128 + 128 + 576 - 2 = 830 (the
+  // weight-stationary form would charge 958: the load of a stationary operand os never has).
+  CHECK(SystolicCycles(conv, ScaleSimArray(Dataflow::kOutputStationary, 128, 128)).cycles ==
+        7 * 830);
+  // is: 5 x 7 folds of inputs (K = 576 over the rows, M = 784 over the columns), each
+  // 2*128 + 128 + 128 - 2 = 510.
+  CHECK(SystolicCycles(conv, ScaleSimArray(Dataflow::kInputStationary, 128, 128)).cycles ==
+        35 * 510);
+}
+
+TEST_CASE("double-buffered output accumulators drain under the next fold's stream") {
+  // 7 folds of outputs, a 576-long reduction each: the drain (128) hides under the stream, the
+  // last one is exposed: 128 + 7 * (576 + 128).
+  const Gemm conv{784, 576, 128, 1};
+  SystolicGeometry os = ScaleSimArray(Dataflow::kOutputStationary, 128, 128);
+  os.double_buffered = true;
+  CHECK(SystolicCycles(conv, os).cycles == 128 + 7 * (576 + 128));
+  // A reduction shorter than the drain: the drain sets the pace.
+  const Gemm shallow{784, 16, 128, 1};
+  CHECK(SystolicCycles(shallow, os).cycles == 128 + 7 * (128 + 128));
 }
 
 TEST_CASE("double buffering hides every stationary load after the first") {
@@ -239,19 +272,19 @@ TEST_CASE("output-stationary arrays suit long reductions, weight-stationary long
   SystolicGeometry os = ScaleSimArray(Dataflow::kOutputStationary, 128, 128);
   // A weight gradient: few outputs (576 x 64), a reduction over 100k pixels: weight-stationary
   // folds the reduction 784 times (784 x 958 cycles), output-stationary folds the 576 outputs 5
-  // times and streams the reduction (5 x 100734).
+  // times and streams the reduction (5 x 100606).
   const Gemm wgrad{576, 100352, 64, 1};
   CHECK(SystolicCycles(wgrad, ws).cycles == 784 * 958);
-  CHECK(SystolicCycles(wgrad, os).cycles == 5 * 100734);
+  CHECK(SystolicCycles(wgrad, os).cycles == 5 * 100606);
   // A forward 1x1 conv over a large map: many output rows, a short reduction; the reverse.
   const Gemm conv{100352, 64, 64, 1};
   CHECK(SystolicCycles(conv, ws).cycles == 100734);
-  CHECK(SystolicCycles(conv, os).cycles == 784 * 446);
+  CHECK(SystolicCycles(conv, os).cycles == 784 * 318);
   // A depthwise layer (128 channels, 3x3): output-stationary packs the 128 one-column groups
   // side by side and streams their 9-tap reductions in turn: 98 folds of 128 x 9 cycles of stream.
   const Gemm dw{12544, 9, 1, 128};
   CHECK(SystolicCycles(dw, os).passes == 98);
-  CHECK(SystolicCycles(dw, os).cycles == 98 * (2 * 128 + 128 + 128 * 9 - 2));
+  CHECK(SystolicCycles(dw, os).cycles == 98 * (128 + 128 + 128 * 9 - 2));
   // Input-stationary packs 14 groups of 9 channels along the rows.
   SystolicGeometry is = ScaleSimArray(Dataflow::kInputStationary, 128, 128);
   CHECK(SystolicCycles(dw, is).passes == 10 * 98);
