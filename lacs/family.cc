@@ -9,7 +9,6 @@
 #include <map>
 #include <sstream>
 
-#include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/progress.h"
@@ -549,11 +548,7 @@ std::vector<ReferenceFamily> ScoreReferences(const std::string& accelerator_kind
   }
   const std::vector<std::optional<proxy::TrainedResult>> r = accuracy.Evaluate(requests);
   for (size_t k = 0; k < requested.size(); ++k) requested[k]->trained = r[k];
-  std::map<std::string, double> published;
-  for (const models::PublishedTop1& row :
-       models::ReadPublishedTop1(DataPath(models::kPublishedTop1File))) {
-    published[row.model] = row.top1;
-  }
+  const std::map<std::string, double> published = models::ShippedPublishedTop1();
   for (ReferenceFamily& fam : out) {
     for (ReferencePoint& p : fam.points) {
       if (const auto it = published.find(p.model); it != published.end()) {

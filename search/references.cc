@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/table.h"
 #include "models/zoo/published_top1.h"
@@ -15,13 +14,8 @@ std::vector<Reference> ScoreReferences(const space::Space& space,
                                        const std::vector<std::string>& models,
                                        AccuracyObjective& accuracy, LatencyObjective& latency) {
   std::vector<Reference> out;
-  std::map<std::string, double> published;
-  if (!models.empty()) {
-    for (const models::PublishedTop1& row :
-         models::ReadPublishedTop1(DataPath(models::kPublishedTop1File))) {
-      published[row.model] = row.top1;
-    }
-  }
+  const std::map<std::string, double> published =
+      models.empty() ? std::map<std::string, double>{} : models::ShippedPublishedTop1();
   for (const std::string& model : models) {
     const std::optional<models::BlockNetworkSpec> spec = models::zoo::EfficientNetSpec(model);
     if (!spec) {

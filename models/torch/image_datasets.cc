@@ -441,6 +441,25 @@ std::optional<LoadedDataset> ReadCache(const std::string& path, const std::strin
   }
 }
 
+// An image folder's classes: DIR/train's subfolders, sorted; InputError when train/ is missing
+// or holds fewer than 2 or more than kMaxClasses.
+std::vector<std::string> FolderClasses(const std::string& dir) {
+  if (!IsDir(dir + "/train")) {
+    throw InputError(dir +
+                     "/train: missing (an image folder holds train/ and val/, each with one "
+                     "folder of images per class)");
+  }
+  std::vector<std::string> classes = SortedSubdirs(dir + "/train");
+  if (classes.size() < 2) {
+    throw InputError(dir + "/train: " + std::to_string(classes.size()) +
+                     " class folder(s); classification needs at least 2");
+  }
+  if (classes.size() > static_cast<size_t>(kMaxClasses)) {
+    throw InputError(dir + "/train: more than " + std::to_string(kMaxClasses) + " classes");
+  }
+  return classes;
+}
+
 LoadedDataset LoadImageFolder(const std::string& dir, const DatasetLoadOptions& o) {
   const int size = o.image_size > 0 ? o.image_size : kDefaultImageFolderSize;
   if (size < 8 || size > kMaxImageSize) {
@@ -448,23 +467,11 @@ LoadedDataset LoadImageFolder(const std::string& dir, const DatasetLoadOptions& 
                      std::to_string(kMaxImageSize) + " px");
   }
   if (!IsDir(dir)) throw InputError("imagefolder:" + dir + ": not a directory");
-  if (!IsDir(dir + "/train")) {
-    throw InputError(dir +
-                     "/train: missing (an image folder holds train/ and val/, each with one "
-                     "folder of images per class)");
-  }
-  if (!IsDir(dir + "/val")) throw InputError(dir + "/val: missing (the validation split)");
   LoadedDataset d;
   d.name = "imagefolder";
   d.path = dir;
-  d.class_names = SortedSubdirs(dir + "/train");
-  if (d.class_names.size() < 2) {
-    throw InputError(dir + "/train: " + std::to_string(d.class_names.size()) +
-                     " class folder(s); classification needs at least 2");
-  }
-  if (d.class_names.size() > static_cast<size_t>(kMaxClasses)) {
-    throw InputError(dir + "/train: more than " + std::to_string(kMaxClasses) + " classes");
-  }
+  d.class_names = FolderClasses(dir);
+  if (!IsDir(dir + "/val")) throw InputError(dir + "/val: missing (the validation split)");
   d.classes = static_cast<int>(d.class_names.size());
   const bool has_test = IsDir(dir + "/test");
   const std::vector<FolderFile> train = ListSplit(dir + "/train", d.class_names);
@@ -536,11 +543,8 @@ DatasetSpec ParseDatasetSpec(const std::string& text) {
 
 ImageSet ReadCifarFile(const std::string& path, bool cifar100) {
   const int64_t record = kCifarImageBytes + (cifar100 ? 2 : 1);
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    throw InputError("cannot open " + path + " (" + std::strerror(errno) + ")");
-  }
-  const int64_t bytes = static_cast<int64_t>(in.tellg());
+  const std::string raw = ReadFile(path);
+  const auto bytes = static_cast<int64_t>(raw.size());
   if (bytes <= 0 || bytes % record != 0) {
     const int64_t other = kCifarImageBytes + (cifar100 ? 1 : 2);
     std::string hint = " (truncated?)";
@@ -552,10 +556,6 @@ ImageSet ReadCifarFile(const std::string& path, bool cifar100) {
                      WithCommas(record) + "-byte " + (cifar100 ? "CIFAR-100" : "CIFAR-10") +
                      " records" + hint);
   }
-  in.seekg(0);
-  std::vector<uint8_t> raw(static_cast<size_t>(bytes));
-  in.read(reinterpret_cast<char*>(raw.data()), bytes);
-  if (!in) throw InputError(path + ": read failed (" + std::strerror(errno) + ")");
   ImageSet set;
   set.channels = 3;
   set.rows = kCifarSide;
@@ -565,7 +565,7 @@ ImageSet ReadCifarFile(const std::string& path, bool cifar100) {
   set.labels.resize(static_cast<size_t>(set.count));
   const int classes = cifar100 ? kCifar100Classes : kCifar10Classes;
   for (int64_t i = 0; i < set.count; ++i) {
-    const uint8_t* r = raw.data() + i * record;
+    const auto* r = reinterpret_cast<const uint8_t*>(raw.data()) + i * record;
     const uint8_t label = cifar100 ? r[1] : r[0];
     if (label >= classes) {
       throw InputError(path + ": record " + std::to_string(i) + " has label " +
@@ -583,17 +583,8 @@ DatasetShape PeekDataset(const std::string& spec_text) {
   if (spec.name == "cifar10") return {3, kCifar10Classes, kCifarSide};
   if (spec.name == "cifar100") return {3, kCifar100Classes, kCifarSide};
   if (spec.name == "imagefolder") {
-    if (!IsDir(spec.path + "/train")) {
-      throw InputError(spec.path +
-                       "/train: missing (an image folder holds train/ and val/, each "
-                       "with one folder of images per class)");
-    }
-    const size_t classes = SortedSubdirs(spec.path + "/train").size();
-    if (classes < 2) {
-      throw InputError(spec.path + "/train: " + std::to_string(classes) +
-                       " class folder(s); classification needs at least 2");
-    }
-    return {3, static_cast<int>(std::min<size_t>(classes, kMaxClasses)), kDefaultImageFolderSize};
+    const auto classes = static_cast<int>(FolderClasses(spec.path).size());
+    return {3, classes, kDefaultImageFolderSize};
   }
   return {1, kFashionMnistClasses, 28};
 }

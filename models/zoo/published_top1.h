@@ -4,6 +4,7 @@
 // the comparisons at equal accuracy (study/equal_accuracy.h).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,9 @@ struct PublishedTop1 {
 // Reads model,top1,resolution,source[,note]; every model must be in the zoo, each once, top-1 in
 // (0, 100]. InputError naming the file, line and column.
 std::vector<PublishedTop1> ReadPublishedTop1(const std::string& path);
+
+// The shipped table (kPublishedTop1File in the data directory) as model -> top-1: what reference
+// networks of the search and of LACS carry beside their own accuracy.
+std::map<std::string, double> ShippedPublishedTop1();
 
 }  // namespace dcnas::models
