@@ -116,6 +116,7 @@ int RunRoofline(const Args& args);      // cmd_roofline.cc
 int RunSweep(const Args& args);         // cmd_sweep.cc
 int RunCompare(const Args& args);       // cmd_compare.cc
 int RunCalibrate(const Args& args);     // cmd_calibrate.cc
+int RunIntervals(const Args& args);     // cmd_intervals.cc
 int RunSpace(const Args& args);         // cmd_space.cc
 int RunAccuracyData(const Args& args);  // cmd_accuracy_data.cc
 int RunSearch(const Args& args);        // cmd_search.cc

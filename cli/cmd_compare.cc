@@ -40,20 +40,52 @@ void PrintJson(const study::Comparison& cmp, const std::vector<sim::SimSetup>& s
   std::cout << study::ComparisonToJson(cmp, setups, dtypes, batch).dump(1) << "\n";
 }
 
-Table ComparisonTable(const study::Comparison& cmp) {
+// Text: latency and speedup with their 80% intervals; CSV: the 80% and 95% ends as columns.
+Table ComparisonTable(const study::Comparison& cmp, bool csv) {
+  const bool with = !cmp.columns.empty() && !cmp.columns.front().latency_interval.empty();
   std::vector<std::string> header{"member"};
   for (const auto& col : cmp.columns) {
     header.push_back(col.header);
     header.emplace_back("latency_ms");
-    if (col.baseline) header.emplace_back("speedup");
+    if (with && csv) {
+      for (const char* k :
+           {"latency_lo80_ms", "latency_hi80_ms", "latency_lo95_ms", "latency_hi95_ms"}) {
+        header.emplace_back(k);
+      }
+    } else if (with) {
+      header.emplace_back("80% interval");
+    }
+    if (col.baseline) {
+      header.emplace_back("speedup");
+      if (with && csv) {
+        for (const char* k : {"speedup_lo80", "speedup_hi80", "speedup_lo95", "speedup_hi95"}) {
+          header.emplace_back(k);
+        }
+      } else if (with) {
+        header.emplace_back("80% interval");
+      }
+    }
   }
+  const auto ends = [&](std::vector<std::string>& row, const sim::Interval& i, int digits,
+                        const std::string& suffix) {
+    if (csv) {
+      for (double v : {i.lo80, i.hi80, i.lo95, i.hi95}) row.push_back(FormatFixed(v, digits));
+    } else {
+      row.push_back("[" + FormatFixed(i.lo80, digits) + ", " + FormatFixed(i.hi80, digits) + "]" +
+                    suffix);
+    }
+  };
   Table t(header);
   for (size_t i = 0; i < cmp.lineup.members.size(); ++i) {
     std::vector<std::string> row{cmp.lineup.members[i]};
     for (const auto& col : cmp.columns) {
       row.push_back(cmp.lineup.models[col.lineup_column][i]);
       row.push_back(FormatFixed(col.latency_ms[i], 3));
-      if (col.baseline) row.push_back(FormatFixed(col.speedup[i], 3) + "x");
+      if (with) ends(row, col.latency_interval[i], csv ? 4 : 2, "");
+      if (col.baseline) {
+        row.push_back(FormatFixed(col.speedup[i], 3) + (csv ? "" : "x"));
+        if (with) ends(row, col.speedup_interval[i], 3, "");
+      }
     }
     t.AddRow(row);
   }
@@ -61,7 +93,13 @@ Table ComparisonTable(const study::Comparison& cmp) {
   for (const auto& col : cmp.columns) {
     g.emplace_back("");
     g.emplace_back("");
-    if (col.baseline) g.push_back(FormatFixed(col.geomean_speedup, 3) + "x");
+    if (with) {
+      for (int k = 0; k < (csv ? 4 : 1); ++k) g.emplace_back("");
+    }
+    if (col.baseline) {
+      g.push_back(FormatFixed(col.geomean_speedup, 3) + (csv ? "" : "x"));
+      if (with && col.geomean_interval) ends(g, *col.geomean_interval, 3, "");
+    }
   }
   t.AddRow(g);
   return t;
@@ -71,7 +109,12 @@ Chart LatencyChart(const study::Comparison& cmp, const std::string& setup_text, 
   Chart chart;
   chart.title = "Latency on " + setup_text + " at batch " + std::to_string(batch);
   chart.x = ChartAxis{"family member (index)", false, {}, {}};
-  chart.y = ChartAxis{"latency per batch (ms)", true, {}, {}};
+  chart.y = ChartAxis{cmp.columns.empty() || cmp.columns.front().latency_interval.empty()
+                          ? "latency per batch (ms)"
+                          : "latency per batch (ms), bars: 80% prediction interval",
+                      true,
+                      {},
+                      {}};
   for (const auto& col : cmp.columns) {
     ChartSeries s;
     s.label = col.header;
@@ -80,6 +123,10 @@ Chart LatencyChart(const study::Comparison& cmp, const std::string& setup_text, 
       s.x.push_back(static_cast<double>(i));
       s.y.push_back(col.latency_ms[i]);
       s.point_labels.push_back(cmp.lineup.members[i]);
+      if (!col.latency_interval.empty()) {
+        s.y_lo.push_back(col.latency_interval[i].lo80);
+        s.y_hi.push_back(col.latency_interval[i].hi80);
+      }
     }
     chart.series.push_back(s);
   }
@@ -209,8 +256,9 @@ int RunCompare(const Args& args) {
     throw UsageError("dcnas compare: with one accelerator give at least two families");
   }
   const std::vector<sim::SimSetup> setups = sim_sel.LoadSetups(accels);
-  const study::Comparison cmp =
-      study::Compare(lineup, setups, sim_sel.StudyOptions(batch), registry);
+  study::Comparison cmp = study::Compare(lineup, setups, sim_sel.StudyOptions(batch), registry);
+  if (const sim::IntervalModel im = sim_sel.Intervals())
+    study::AddIntervals(cmp, setups, batch, im);
   std::string setup_text;
   for (const auto& s : setups) {
     setup_text += (setup_text.empty() ? "" : " and ") + s.spec.name + " / " + s.stack.name + " " +
@@ -222,8 +270,12 @@ int RunCompare(const Args& args) {
     if (f == Format::kText) {
       std::cout << "on " << setup_text << ", batch " << batch
                 << "; speedup = baseline latency / latency\n";
+      if (!cmp.columns.empty() && !cmp.columns.front().latency_interval.empty()) {
+        std::cout << "intervals: 80% of measurements fall inside, from the simulator's held-out "
+                     "error (calibrate/README.md); a speedup's own, its two errors correlated\n";
+      }
     }
-    const Table t = ComparisonTable(cmp);
+    const Table t = ComparisonTable(cmp, f == Format::kCsv);
     std::cout << (f == Format::kCsv ? t.ToCsv() : t.ToText());
   }
   if (!out.empty()) Emit(RenderSvg(LatencyChart(cmp, setup_text, batch)), out);

@@ -1,5 +1,6 @@
 // dcnas sim: simulate one model on one accelerator and print the latency report.
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "cli/cli.h"
@@ -25,7 +26,20 @@ void SimSelection::AddOptions(po::options_description& options, bool multi_accel
       "set", po::value(&sets)->composing(),
       "override KEY=VALUE (repeatable): accelerator keys (matrix_unit.rows=256, "
       "hbm.bandwidth_gbps=1800), stack.KEY=V, calibration.KEY=V")(
-      "no-fusion", po::bool_switch(&no_fusion), "one kernel per op (ignore the stack's fusion)");
+      "no-fusion", po::bool_switch(&no_fusion), "one kernel per op (ignore the stack's fusion)")(
+      "intervals", po::value(&intervals),
+      "prediction intervals: an error model file (`dcnas intervals --out`), or none; default: "
+      "the shipped data/calibrated/intervals.yaml (calibrate/README.md, \"Prediction "
+      "intervals\")");
+}
+
+sim::IntervalModel SimSelection::Intervals() const {
+  if (intervals == "none") return {};
+  if (intervals.empty()) return {&sim::ShippedErrorModel()};
+  static std::map<std::string, sim::ErrorModel> loaded;
+  auto it = loaded.find(intervals);
+  if (it == loaded.end()) it = loaded.emplace(intervals, sim::LoadErrorModel(intervals)).first;
+  return {&it->second};
 }
 
 std::vector<Override> SimSelection::Overrides() const {
@@ -137,8 +151,11 @@ int RunTrainStep(ModelSelection selection, const sim::SimSetup& setup, const Sim
   const sim::PreparedGraph prepared = sim::Prepare(graph);
   const sim::TrainGraph train =
       sim::BuildTrainGraph(prepared, options.optimizer, setup.stack.rematerialize_elementwise);
-  const sim::TrainReport report =
+  sim::TrainReport report =
       sim::SimulateTrainStep(train, setup.spec, setup.stack, setup.calibration, options);
+  if (const sim::IntervalModel im = sim_sel.Intervals()) {
+    report.interval = im.Latency(setup, true, report.global_batch, report.step_s);
+  }
   Emit(f == Format::kJson ? sim::TrainReportToJson(report) : sim::TrainReportToText(report), out);
   return 0;
 }
@@ -196,8 +213,11 @@ void CheckMode(const SimArgs& a, const po::variables_map& vm) {
 // The inference report in the chosen format.
 std::string InferenceReport(const SimArgs& a, const sim::SimSetup& setup, Format f) {
   const models::Graph graph = a.selection.Load();
-  const sim::Report report =
+  sim::Report report =
       sim::Simulate(graph, setup.spec, setup.stack, setup.calibration, a.sim_sel.Options());
+  if (const sim::IntervalModel im = a.sim_sel.Intervals()) {
+    report.interval = im.Latency(setup, false, report.batch, report.latency_s);
+  }
   switch (f) {
     case Format::kText:
       return sim::ReportToText(report, a.per_op);

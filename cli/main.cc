@@ -31,6 +31,8 @@ const std::vector<Command>& Commands() {
       {"compare", "side-by-side latency of model families with speedups", dcnas::cli::RunCompare},
       {"calibrate", "fit the simulator to measured latencies and validate on held-out data",
        dcnas::cli::RunCalibrate},
+      {"intervals", "calibrate the prediction intervals on held-out residuals; their coverage",
+       dcnas::cli::RunIntervals},
       {"space", "search spaces: show their size and choices, sample and decode architectures",
        dcnas::cli::RunSpace},
       {"accuracy-data", "train sampled architectures on the proxy; label-noise statistics",

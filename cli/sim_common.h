@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "sim/engine.h"
+#include "sim/intervals.h"
 #include "study/simulate_models.h"
 
 namespace dcnas::cli {
@@ -18,6 +19,7 @@ struct SimSelection {
   std::string precision;
   std::vector<std::string> sets;
   bool no_fusion = false;
+  std::string intervals;  // --intervals: an error model file, "none", or empty (the shipped one)
 
   void AddOptions(po::options_description& options, bool multi_accel);
   std::vector<Override> Overrides() const;
@@ -34,6 +36,9 @@ struct SimSelection {
   // The whole setup of --accel, --stack, --calibration and --set, at --precision (or the kind's
   // default), `batch` and --no-fusion.
   sim::SimSetup LoadSetup(int batch) const;
+  // The error model of --intervals (the shipped data/calibrated/intervals.yaml by default; an
+  // empty model, no intervals, for "none").
+  sim::IntervalModel Intervals() const;
 };
 
 // Prints a warning to stderr when a CPU setup's calibration records a CPU other than this

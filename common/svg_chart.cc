@@ -280,6 +280,20 @@ void Validate(const Chart& c) {
       CheckValue(c, c.x, "x", s.x[i], where + " point " + std::to_string(i));
       CheckValue(c, c.y, "y", s.y[i], where + " point " + std::to_string(i));
     }
+    if (s.y_lo.size() != s.y_hi.size() || (!s.y_lo.empty() && s.y_lo.size() != s.x.size())) {
+      Fail(c, where + ": error bars need y_lo and y_hi for every point (" +
+                  std::to_string(s.y_lo.size()) + " and " + std::to_string(s.y_hi.size()) +
+                  " for " + std::to_string(s.x.size()) + " points)");
+    }
+    for (size_t i = 0; i < s.y_lo.size(); ++i) {
+      const std::string at = where + " error bar " + std::to_string(i);
+      CheckValue(c, c.y, "y", s.y_lo[i], at);
+      CheckValue(c, c.y, "y", s.y_hi[i], at);
+      if (!(s.y_lo[i] <= s.y[i] && s.y[i] <= s.y_hi[i])) {
+        Fail(c, at + ": [" + Shortest(s.y_lo[i]) + ", " + Shortest(s.y_hi[i]) +
+                    "] does not bracket y = " + Shortest(s.y[i]));
+      }
+    }
   }
   for (const ChartReference& r : c.references) {
     CheckValue(c, r.vertical ? c.x : c.y, r.vertical ? "x" : "y", r.value,
@@ -295,6 +309,10 @@ Scale AxisScale(const Chart& c, const ChartAxis& axis, bool is_x, const char* na
   double lo = INFINITY, hi = -INFINITY;
   for (const ChartSeries& s : c.series) {
     for (double v : is_x ? s.x : s.y) lo = std::min(lo, t(v)), hi = std::max(hi, t(v));
+    if (!is_x) {
+      for (double v : s.y_lo) lo = std::min(lo, t(v));
+      for (double v : s.y_hi) hi = std::max(hi, t(v));
+    }
   }
   for (const ChartReference& r : c.references) {
     if (r.vertical == is_x) lo = std::min(lo, t(r.value)), hi = std::max(hi, t(r.value));
@@ -547,8 +565,9 @@ SeriesPixels PixelsOf(const Chart& chart, const Layout& l, Obstacles& o) {
 }
 
 // Series lines and markers.
-std::string SeriesMarks(const Chart& chart, const SeriesPixels& pts) {
+std::string SeriesMarks(const Chart& chart, const Layout& l, const SeriesPixels& pts) {
   std::string svg;
+  const auto ys_map = [&](double v) { return l.ys.Map(v); };
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
     std::string color = ColorOf(chart, i);
@@ -560,6 +579,15 @@ std::string SeriesMarks(const Chart& chart, const SeriesPixels& pts) {
         svg += (j ? " " : "") + Px(pts[i][j].first) + "," + Px(pts[i][j].second);
       }
       svg += "\"/>\n";
+    }
+    for (size_t j = 0; j < s.y_lo.size(); ++j) {
+      const double x = pts[i][j].first;
+      const double top = ys_map(s.y_hi[j]);
+      const double bottom = ys_map(s.y_lo[j]);
+      svg += "<path class=\"error-bar\" fill=\"none\" stroke=\"" + color +
+             "\" stroke-width=\"1.2\" d=\"M" + Px(x) + "," + Px(top) + "V" + Px(bottom) + "M" +
+             Px(x - 4) + "," + Px(top) + "H" + Px(x + 4) + "M" + Px(x - 4) + "," + Px(bottom) +
+             "H" + Px(x + 4) + "\"/>\n";
     }
     if (HasMarkers(s.style) || pts[i].size() == 1) {
       for (const auto& [x, y] : pts[i]) svg += Marker(static_cast<int>(i), x, y, color);
@@ -656,7 +684,7 @@ std::string RenderSvg(const Chart& chart) {
   // Series: lines, markers, then point labels placed where they cover nothing.
   const SeriesPixels pts = PixelsOf(chart, layout, obstacles);
   svg += "<g class=\"series\" clip-path=\"url(#plot-clip)\">\n";
-  svg += SeriesMarks(chart, pts);
+  svg += SeriesMarks(chart, layout, pts);
   svg += PointLabels(chart, layout, pts, obstacles);
   svg += "</g>\n";
   if (layout.has_legend) svg += Legend(chart, layout);

@@ -25,6 +25,10 @@ struct ChartSeries {
   std::vector<std::string> point_labels;  // optional, one per point, drawn next to it
   Style style = Style::kPoints;
   std::string color;  // optional CSS colour; default: from a colour-blind-safe palette
+  // Optional error bars, one [y_lo, y_hi] per point (both empty, or both x's length): drawn as
+  // vertical whiskers with caps; each must bracket its y.
+  std::vector<double> y_lo;
+  std::vector<double> y_hi;
 };
 
 // A vertical or horizontal reference line with a label (e.g. a ridge point).

@@ -11,6 +11,7 @@
 #include "models/zoo/published_top1.h"
 #include "models/zoo/zoo.h"
 #include "python/bind.h"
+#include "sim/intervals.h"
 #include "sim/spec.h"
 #include "sim/train_step.h"
 #include "study/equal_accuracy.h"
@@ -83,13 +84,16 @@ void Resolve(const py::handle& model, const sim::SimSetup& setup, ModelRef& ref)
 }
 
 // Simulates a resolved model on `setup` (no GIL needed).
+// The report carries the shipped prediction interval, as `dcnas sim` prints it.
 Report Run(const ModelRef& ref, const sim::SimSetup& setup, bool details, sim::CostCache* cache) {
-  if (ref.prepared != nullptr) {
-    return sim::Simulate(*ref.prepared, setup.spec, setup.stack, setup.calibration,
-                         setup.Options(details), cache);
-  }
-  return sim::Simulate(*ref.graph, setup.spec, setup.stack, setup.calibration,
-                       setup.Options(details), cache);
+  Report r = ref.prepared != nullptr
+                 ? sim::Simulate(*ref.prepared, setup.spec, setup.stack, setup.calibration,
+                                 setup.Options(details), cache)
+                 : sim::Simulate(*ref.graph, setup.spec, setup.stack, setup.calibration,
+                                 setup.Options(details), cache);
+  r.interval =
+      sim::IntervalModel{&sim::ShippedErrorModel()}.Latency(setup, false, r.batch, r.latency_s);
+  return r;
 }
 
 // Every model of a list, resolved (the vector is sized once: `built` graphs do not move).
@@ -464,6 +468,7 @@ py::object Compare(const py::object& families, const py::object& pairs,
   {
     py::gil_scoped_release release;
     cmp = study::Compare(lineup, setups, options, registry);
+    study::AddIntervals(cmp, setups, batch, {&sim::ShippedErrorModel()});
   }
   std::vector<std::string> dtypes;
   for (const auto& s : setups) dtypes.push_back(study::PrecisionFor(precision, s.spec.kind));
@@ -810,8 +815,11 @@ void InitSim(py::module_& m) {
         const sim::PreparedGraph prepared = sim::Prepare(graph);
         const sim::TrainGraph train = sim::BuildTrainGraph(
             prepared, options.optimizer, setup.sim.stack.rematerialize_elementwise);
-        return sim::SimulateTrainStep(train, setup.sim.spec, setup.sim.stack, setup.sim.calibration,
-                                      options);
+        sim::TrainReport r = sim::SimulateTrainStep(train, setup.sim.spec, setup.sim.stack,
+                                                    setup.sim.calibration, options);
+        r.interval = sim::IntervalModel{&sim::ShippedErrorModel()}.Latency(
+            setup.sim, true, r.global_batch, r.step_s);
+        return r;
       },
       py::arg("model"), py::arg("setup"), py::arg("optimizer") = "sgd-momentum",
       py::arg("chips") = 1, py::arg("memory_check") = true,

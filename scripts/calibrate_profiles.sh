@@ -103,3 +103,10 @@ echo "== transfer rtx-4090 -> rtx-3090"
   --measurements $m/timm_rtx3090.csv "${timm[@]}" \
   --evaluate $out/rtx-4090-pytorch-eager-fp16.yaml --chart "$rep/transfer-rtx4090-to-rtx3090.parity.svg" \
   | tee "$rep/transfer-rtx4090-to-rtx3090.txt"
+
+# The prediction intervals: calibrated on the held-out residual tables (the profiles' reports
+# above and scripts/interval_residuals.sh), with their held-out coverage.
+echo "== prediction intervals"
+scripts/interval_residuals.sh "$build" > /dev/null
+"$dcnas" intervals --sources $out/intervals-sources.yaml --out $out/intervals.yaml \
+  --report "$rep/intervals/coverage.md" > /dev/null

@@ -33,6 +33,7 @@ std::string ReportToText(const Report& r, bool per_op) {
        r.dtype + (r.fusion ? "" : ", fusion off") + "\n";
   s += "  latency            " + FormatFixed(r.latency_s * kMs, 3) + " ms per batch (" +
        FormatFixed(r.latency_s * kMs / r.batch, 4) + " ms per image)\n";
+  if (r.interval) s += IntervalLine(*r.interval);
   s += "  throughput         " + FormatFixed(r.throughput_img_per_s, 1) + " images/s\n";
   s += "  achieved           " + FormatFixed(r.achieved_flops_per_s / 1e12, 2) +
        " TFLOP/s = " + FormatFixed(r.percent_of_peak, 1) + "% of peak " +
@@ -98,6 +99,11 @@ std::string ReportToJson(const Report& r) {
   j["calibration"] = r.calibration;
   j["calibration_file"] = r.calibration_file;
   j["overrides"] = r.overrides;
+  if (r.interval) {
+    nlohmann::json i = IntervalToJson(*r.interval);
+    for (const char* k : {"lo80", "hi80", "lo95", "hi95"}) i[k] = i[k].get<double>() * kMs;
+    j["latency_interval_ms"] = i;
+  }
   j["accelerator_extends"] = r.extends;
   char fp[17];
   std::snprintf(fp, sizeof(fp), "%016llx", static_cast<unsigned long long>(r.context_fingerprint));

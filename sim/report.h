@@ -3,6 +3,8 @@
 // reproduced. Writers render it as text, JSON (keys carry units) or CSV.
 #pragma once
 
+#include <optional>
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "sim/cost/combine.h"
 #include "sim/cost/op_cost.h"
+#include "sim/intervals.h"
 
 namespace dcnas::sim {
 
@@ -73,6 +76,8 @@ struct RunIdentity {
   std::string stack_file;
   std::string calibration;
   std::string calibration_file;
+  // The measured latency's (step time's) prediction interval, in seconds, when asked for.
+  std::optional<Interval> interval;
 };
 
 struct Report : RunIdentity {

@@ -799,6 +799,11 @@ std::string TrainReportToJson(const TrainReport& r) {
   j["per_replica_batch"] = r.per_replica_batch;
   j["params"] = r.params;
   j["step_s"] = r.step_s;
+  if (r.interval) {
+    nlohmann::json i = IntervalToJson(*r.interval);
+    for (const char* k : {"lo80", "hi80", "lo95", "hi95"}) i[k] = i[k].get<double>() * 1e3;
+    j["step_interval_ms"] = i;
+  }
   j["images_per_s"] = r.images_per_s;
   j["step_flops"] = r.step_flops;
   j["achieved_flops_per_s"] = r.achieved_flops_per_s;
@@ -835,6 +840,7 @@ std::string TrainReportToText(const TrainReport& r) {
                 "  step: %.3f ms   %.1f images/s   %.1f TFLOP/s (%.1f%% of peak)\n", r.step_s * 1e3,
                 r.images_per_s, r.achieved_flops_per_s / 1e12, r.percent_of_peak);
   o << buf;
+  if (r.interval) o << IntervalLine(*r.interval);
   std::snprintf(buf, sizeof(buf),
                 "  params: %.2f M   step FLOPs per chip: forward %.2f G, "
                 "backward %.2f G (%.2fx forward)\n",

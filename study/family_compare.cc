@@ -122,6 +122,43 @@ Comparison Compare(const Lineup& lineup, const std::vector<sim::SimSetup>& setup
   return out;
 }
 
+void AddIntervals(Comparison& cmp, const std::vector<sim::SimSetup>& setups, int batch,
+                  const sim::IntervalModel& intervals) {
+  for (auto& col : cmp.columns) {
+    const sim::SimSetup& setup = setups.at(col.setup);
+    col.latency_interval.clear();
+    col.speedup_interval.clear();
+    for (double ms : col.latency_ms) {
+      col.latency_interval.push_back(intervals.Latency(setup, false, batch, ms));
+    }
+    if (!col.baseline) continue;
+    const sim::SimSetup& base = setups.at(cmp.columns.at(*col.baseline).setup);
+    const bool cross_chip = cmp.columns.at(*col.baseline).setup != col.setup;
+    sim::Interval g;
+    g.point = col.geomean_speedup;
+    double l80 = 0, h80 = 0, l95 = 0, h95 = 0;
+    for (double s : col.speedup) {
+      sim::Interval i = cross_chip ? intervals.CrossChip(base, setup, false, batch, s)
+                                   : intervals.CrossModel(setup, false, batch, s);
+      l80 += std::log(i.lo80 / s);
+      h80 += std::log(i.hi80 / s);
+      l95 += std::log(i.lo95 / s);
+      h95 += std::log(i.hi95 / s);
+      g.regime = i.regime;
+      g.situation = i.situation;
+      g.source = i.source;
+      g.rows = i.rows;
+      col.speedup_interval.push_back(std::move(i));
+    }
+    const auto n = static_cast<double>(col.speedup.size());
+    g.lo80 = g.point * std::exp(l80 / n);
+    g.hi80 = g.point * std::exp(h80 / n);
+    g.lo95 = g.point * std::exp(l95 / n);
+    g.hi95 = g.point * std::exp(h95 / n);
+    col.geomean_interval = g;
+  }
+}
+
 nlohmann::json ComparisonToJson(const Comparison& cmp, const std::vector<sim::SimSetup>& setups,
                                 const std::vector<std::string>& dtypes, int batch) {
   if (dtypes.size() != setups.size()) throw InternalError("ComparisonToJson: one dtype per setup");
@@ -142,6 +179,12 @@ nlohmann::json ComparisonToJson(const Comparison& cmp, const std::vector<sim::Si
       row[col.header + "_model"] = cmp.lineup.models[col.lineup_column][i];
       row[col.header + "_latency_ms"] = col.latency_ms[i];
       if (col.baseline) row[col.header + "_speedup"] = col.speedup[i];
+      if (!col.latency_interval.empty()) {
+        row[col.header + "_latency_interval"] = sim::IntervalToJson(col.latency_interval[i]);
+      }
+      if (col.baseline && !col.speedup_interval.empty()) {
+        row[col.header + "_speedup_interval"] = sim::IntervalToJson(col.speedup_interval[i]);
+      }
     }
     rows.push_back(row);
   }
@@ -149,6 +192,9 @@ nlohmann::json ComparisonToJson(const Comparison& cmp, const std::vector<sim::Si
   nlohmann::json g;
   for (const auto& col : cmp.columns) {
     if (col.baseline) g[col.header + "_speedup"] = col.geomean_speedup;
+    if (col.baseline && col.geomean_interval) {
+      g[col.header + "_speedup_interval"] = sim::IntervalToJson(*col.geomean_interval);
+    }
   }
   j["geomean"] = g;
   return j;

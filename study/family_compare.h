@@ -11,6 +11,7 @@
 
 #include "models/registry.h"
 #include "sim/engine.h"
+#include "sim/intervals.h"
 #include "study/simulate_models.h"
 
 namespace dcnas::study {
@@ -39,6 +40,12 @@ struct CompareColumn {
   std::vector<double> latency_ms;  // per member
   std::vector<double> speedup;     // per member: baseline latency / latency (empty for a baseline)
   double geomean_speedup = 1.0;    // geometric mean of `speedup` (1 for a baseline)
+  // Prediction intervals (AddIntervals; empty without): per member, of the latency and of the
+  // speedup (its own interval: sim::IntervalModel::CrossChip or CrossModel), and of the geometric
+  // mean (the geometric mean of the members' ends: as if every member erred alike, the widest).
+  std::vector<sim::Interval> latency_interval;
+  std::vector<sim::Interval> speedup_interval;
+  std::optional<sim::Interval> geomean_interval;
 };
 
 // The columns for a lineup on `setup_names` (accelerator names): with one setup, every lineup
@@ -67,6 +74,11 @@ struct Comparison {
 // speedups. Unknown model names throw InputError before anything is simulated.
 Comparison Compare(const Lineup& lineup, const std::vector<sim::SimSetup>& setups,
                    const RunOptions& options, const models::ModelRegistry& registry);
+
+// Fills the columns' intervals: a speedup of one model on two setups is a cross-chip ratio, of
+// two models on one setup a cross-model ratio.
+void AddIntervals(Comparison& cmp, const std::vector<sim::SimSetup>& setups, int batch,
+                  const sim::IntervalModel& intervals);
 
 // The comparison as `dcnas compare --format json` prints it: setups (accelerator, stack and
 // `dtypes`, one per setup), batch, one row per member (per column: model, latency_ms and, against
