@@ -356,22 +356,42 @@ ErrorBand ConformalBand(const std::vector<double>& own_in, const std::vector<dou
 
 namespace {
 
-// Quantile q of m + s T_dof + E, E uniform over `within`, by bisection on its CDF.
-double MixtureQuantile(double q, double m, double s, double dof,
-                       const std::vector<double>& within) {
-  const boost::math::students_t t(dof);
-  const auto cdf = [&](double x) {
-    double sum = 0;
-    for (double e : within) sum += boost::math::cdf(t, (x - m - e) / s);
-    return sum / static_cast<double>(within.size());
-  };
-  double lo = -10;
-  double hi = 10;
-  for (int i = 0; i < 100; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (cdf(mid) < q ? lo : hi) = mid;
+// Quantiles `qs` of m + s T_dof + E, E uniform over `within`: the mixture as atoms, 200 fixed
+// quantiles of the t part times (at most) 200 of E, and the atoms' empirical quantiles.
+std::vector<double> MixtureQuantiles(const std::vector<double>& qs, double m, double s, double dof,
+                                     std::vector<double> within) {
+  constexpr int kAtoms = 200;
+  std::sort(within.begin(), within.end());
+  std::vector<double> e;
+  if (within.size() <= kAtoms) {
+    e = within;
+  } else {
+    for (int k = 0; k < kAtoms; ++k) {
+      e.push_back(
+          within[static_cast<size_t>((k + 0.5) / kAtoms * static_cast<double>(within.size()))]);
+    }
   }
-  return 0.5 * (lo + hi);
+  const boost::math::students_t t(dof);
+  std::vector<double> atoms;
+  atoms.reserve(kAtoms * e.size());
+  for (int k = 0; k < kAtoms; ++k) {
+    const double b = m + s * boost::math::quantile(t, (k + 0.5) / kAtoms);
+    for (double x : e) atoms.push_back(b + x);
+  }
+  std::vector<double> out;
+  for (double q : qs) {
+    // Linear between the order statistics around q (n - 1), as for a sorted sample.
+    const double pos = q * static_cast<double>(atoms.size() - 1);
+    const auto at = static_cast<size_t>(pos);
+    std::nth_element(atoms.begin(), atoms.begin() + static_cast<long>(at), atoms.end());
+    const double lo = atoms[at];
+    const double hi =
+        at + 1 < atoms.size()
+            ? *std::min_element(atoms.begin() + static_cast<long>(at) + 1, atoms.end())
+            : lo;
+    out.push_back(lo + (pos - static_cast<double>(at)) * (hi - lo));
+  }
+  return out;
 }
 
 struct GroupFit {
@@ -423,11 +443,13 @@ ErrorBand HierarchicalBand(const std::vector<std::vector<double>>& own,
     b.source =
         own_all.empty() ? "all regimes (none of its own)" : "all regimes, widened to its own";
   }
-  b.lo95 = MixtureQuantile(0.025, f.mean, f.scale, f.dof, f.within);
-  b.lo80 = MixtureQuantile(0.10, f.mean, f.scale, f.dof, f.within);
-  b.center = MixtureQuantile(0.50, f.mean, f.scale, f.dof, f.within);
-  b.hi80 = MixtureQuantile(0.90, f.mean, f.scale, f.dof, f.within);
-  b.hi95 = MixtureQuantile(0.975, f.mean, f.scale, f.dof, f.within);
+  const std::vector<double> q =
+      MixtureQuantiles({0.025, 0.10, 0.50, 0.90, 0.975}, f.mean, f.scale, f.dof, f.within);
+  b.lo95 = q[0];
+  b.lo80 = q[1];
+  b.center = q[2];
+  b.hi80 = q[3];
+  b.hi95 = q[4];
   if (b.source != "own" && !own_all.empty()) {
     const auto [mn, mx] = std::minmax_element(own_all.begin(), own_all.end());
     b.lo95 = std::min(b.lo95, *mn);

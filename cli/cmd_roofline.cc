@@ -26,17 +26,49 @@ void PrintPoints(const std::vector<RooflinePoint>& points, Format f, int batch) 
     std::cout << study::RooflineToJson(points, batch).dump(1) << "\n";
     return;
   }
-  Table t({"model", "accelerator", "dtype", "gflops_per_image", "intensity_flop_per_byte",
-           "unfused_intensity_flop_per_byte", "ridge_flop_per_byte", "ridge_over_intensity",
-           "achieved_tflop_per_s", "latency_ms"});
-  t.SetRightAligned({false, false, false, true, true, true, true, true, true, true});
+  const bool with = !points.empty() && points.front().latency_interval.has_value();
+  const bool csv = f == Format::kCsv;
+  std::vector<std::string> header{"model",
+                                  "accelerator",
+                                  "dtype",
+                                  "gflops_per_image",
+                                  "intensity_flop_per_byte",
+                                  "unfused_intensity_flop_per_byte",
+                                  "ridge_flop_per_byte",
+                                  "ridge_over_intensity",
+                                  "achieved_tflop_per_s",
+                                  "latency_ms"};
+  if (with && csv) {
+    header.insert(header.end(),
+                  {"latency_lo80_ms", "latency_hi80_ms", "latency_lo95_ms", "latency_hi95_ms"});
+  } else if (with) {
+    header.emplace_back("80% interval");
+  }
+  Table t(header);
+  std::vector<bool> right(header.size(), true);
+  right[0] = right[1] = right[2] = false;
+  t.SetRightAligned(right);
   for (const auto& p : points) {
-    t.AddRow({p.model, p.accelerator, p.dtype, FormatFixed(p.gflops_per_image, 3),
-              FormatFixed(p.intensity_flop_per_byte, 1),
-              FormatFixed(p.unfused_intensity_flop_per_byte, 1),
-              FormatFixed(p.ridge_flop_per_byte, 1),
-              FormatFixed(p.ridge_flop_per_byte / p.intensity_flop_per_byte, 1),
-              FormatFixed(p.achieved_tflop_per_s, 2), FormatFixed(p.latency_ms, 3)});
+    std::vector<std::string> cells{
+        p.model,
+        p.accelerator,
+        p.dtype,
+        FormatFixed(p.gflops_per_image, 3),
+        FormatFixed(p.intensity_flop_per_byte, 1),
+        FormatFixed(p.unfused_intensity_flop_per_byte, 1),
+        FormatFixed(p.ridge_flop_per_byte, 1),
+        FormatFixed(p.ridge_flop_per_byte / p.intensity_flop_per_byte, 1),
+        FormatFixed(p.achieved_tflop_per_s, 2),
+        FormatFixed(p.latency_ms, 3)};
+    if (with) {
+      const sim::Interval& i = *p.latency_interval;
+      if (csv) {
+        for (double v : {i.lo80, i.hi80, i.lo95, i.hi95}) cells.push_back(FormatFixed(v, 3));
+      } else {
+        cells.push_back("[" + FormatFixed(i.lo80, 3) + ", " + FormatFixed(i.hi80, 3) + "]");
+      }
+    }
+    t.AddRow(cells);
   }
   std::cout << (f == Format::kCsv ? t.ToCsv() : t.ToText());
 }
@@ -45,7 +77,12 @@ Chart RooflineChart(const std::vector<RooflinePoint>& points, size_t num_setups,
   Chart roof;
   roof.title = "Roofline at batch " + std::to_string(batch) + " (models as points)";
   roof.x = ChartAxis{"operational intensity (FLOP/byte of HBM traffic)", true, {}, {}};
-  roof.y = ChartAxis{"achieved performance (TFLOP/s)", true, {}, {}};
+  roof.y = ChartAxis{!points.empty() && points.front().achieved_interval
+                         ? "achieved performance (TFLOP/s; bars: 80% prediction interval)"
+                         : "achieved performance (TFLOP/s)",
+                     true,
+                     {},
+                     {}};
   double xmin = 1e30;
   double xmax = 0;
   for (const auto& p : points) {
@@ -63,6 +100,10 @@ Chart RooflineChart(const std::vector<RooflinePoint>& points, size_t num_setups,
       pts.x.push_back(p.intensity_flop_per_byte);
       pts.y.push_back(p.achieved_tflop_per_s);
       pts.point_labels.push_back(p.model);
+      if (p.achieved_interval) {
+        pts.y_lo.push_back(p.achieved_interval->lo80);
+        pts.y_hi.push_back(p.achieved_interval->hi80);
+      }
     }
     if (last == nullptr) continue;
     const std::string& name = last->accelerator;
@@ -88,7 +129,12 @@ Chart FlopsLatencyChart(const std::vector<RooflinePoint>& points, size_t num_set
   Chart lat;
   lat.title = "FLOPs vs latency at batch " + std::to_string(batch);
   lat.x = ChartAxis{"FLOPs per image (GFLOP)", true, {}, {}};
-  lat.y = ChartAxis{"latency per batch (ms)", true, {}, {}};
+  lat.y = ChartAxis{!points.empty() && points.front().latency_interval
+                        ? "latency per batch (ms; bars: 80% prediction interval)"
+                        : "latency per batch (ms)",
+                    true,
+                    {},
+                    {}};
   for (size_t ai = 0; ai < num_setups; ++ai) {
     ChartSeries s;
     s.style = ChartSeries::Style::kPoints;
@@ -98,6 +144,10 @@ Chart FlopsLatencyChart(const std::vector<RooflinePoint>& points, size_t num_set
       s.x.push_back(p.gflops_per_image);
       s.y.push_back(p.latency_ms);
       s.point_labels.push_back(p.model);
+      if (p.latency_interval) {
+        s.y_lo.push_back(p.latency_interval->lo80);
+        s.y_hi.push_back(p.latency_interval->hi80);
+      }
     }
     if (!s.x.empty()) lat.series.push_back(s);
   }
@@ -149,9 +199,12 @@ int RunRoofline(const Args& args) {
   const auto accels = SplitList(sim_sel.accel);
   if (model_names.empty()) throw UsageError("--models: no model names");
   if (accels.empty()) throw UsageError("--accel: no accelerator names");
-  const std::vector<RooflinePoint> points =
-      study::Roofline(model_names, sim_sel.LoadSetups(accels),
-                      sim_sel.StudyOptions(batch, resolution), RegistryWithOnnx(onnx_paths));
+  const std::vector<sim::SimSetup> setups = sim_sel.LoadSetups(accels);
+  std::vector<RooflinePoint> points = study::Roofline(
+      model_names, setups, sim_sel.StudyOptions(batch, resolution), RegistryWithOnnx(onnx_paths));
+  if (const sim::IntervalModel im = sim_sel.Intervals()) {
+    study::AddRooflineIntervals(points, setups, batch, im);
+  }
   PrintPoints(points, f, batch);
   if (!out.empty()) {
     Emit(RenderSvg(RooflineChart(points, accels.size(), batch)), out);

@@ -220,7 +220,10 @@ std::unique_ptr<search::LatencyObjective> MakeLatency(SearchArgs& a, const space
   WarnIfOtherCpu(a.setup);
   a.o.setup = &a.setup;
   const auto [kind, file] = search::SplitObjectiveSpec(a.latency_text);
-  if (a.latency_text == "sim") return std::make_unique<search::SimLatency>(space, a.setup);
+  if (a.latency_text == "sim") {
+    a.o.intervals = a.sim_sel.Intervals().model;
+    return std::make_unique<search::SimLatency>(space, a.setup);
+  }
   if (kind == "table" && !file.empty()) {
     return search::MakeTableLatency(file, space, Sha256Hex(ReadFile(file)));
   }

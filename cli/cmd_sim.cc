@@ -29,7 +29,7 @@ void SimSelection::AddOptions(po::options_description& options, bool multi_accel
       "no-fusion", po::bool_switch(&no_fusion), "one kernel per op (ignore the stack's fusion)")(
       "intervals", po::value(&intervals),
       "prediction intervals: an error model file (`dcnas intervals --out`), or none; default: "
-      "the shipped data/calibrated/intervals.yaml (calibrate/README.md, \"Prediction "
+      "the shipped data/intervals/error-model.yaml (calibrate/README.md, \"Prediction "
       "intervals\")");
 }
 

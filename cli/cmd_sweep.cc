@@ -32,16 +32,43 @@ void PrintRows(const std::vector<SweepRow>& rows, Format f, const std::string& a
     std::cout << study::SweepToJson(rows).dump(1) << "\n";
     return;
   }
-  Table t({"variant", "latency_ms", "throughput_img_per_s", "speedup", "matrix_pct", "vector_pct",
-           "memory_pct", "overhead_pct"});
-  t.SetRightAligned({false, true, true, true, true, true, true, true});
+  const bool with = rows.front().latency_interval.has_value();
+  const bool csv = f == Format::kCsv;
+  std::vector<std::string> header{"variant", "latency_ms"};
+  if (with && csv) {
+    header.insert(header.end(),
+                  {"latency_lo80_ms", "latency_hi80_ms", "latency_lo95_ms", "latency_hi95_ms"});
+  } else if (with) {
+    header.emplace_back("80% interval");
+  }
+  header.insert(header.end(), {"throughput_img_per_s", "speedup"});
+  if (with && csv) {
+    header.insert(header.end(), {"speedup_lo80", "speedup_hi80", "speedup_lo95", "speedup_hi95"});
+  } else if (with) {
+    header.emplace_back("80% interval");
+  }
+  header.insert(header.end(), {"matrix_pct", "vector_pct", "memory_pct", "overhead_pct"});
+  Table t(header);
+  t.SetRightAligned(std::vector<bool>(header.size(), true));
+  const auto ends = [&](std::vector<std::string>& cells, const sim::Interval& i, int digits) {
+    if (csv) {
+      for (double v : {i.lo80, i.hi80, i.lo95, i.hi95}) cells.push_back(FormatFixed(v, digits));
+    } else {
+      cells.push_back("[" + FormatFixed(i.lo80, digits) + ", " + FormatFixed(i.hi80, digits) + "]");
+    }
+  };
   for (const auto& row : rows) {
     const auto& r = row.report;
-    t.AddRow({row.label, FormatFixed(r.latency_s * 1e3, 3), FormatFixed(r.throughput_img_per_s, 1),
-              FormatFixed(row.speedup, 3), FormatFixed(Pct(row, sim::Bound::kMatrix), 1),
-              FormatFixed(Pct(row, sim::Bound::kVector), 1),
-              FormatFixed(Pct(row, sim::Bound::kMemory), 1),
-              FormatFixed(Pct(row, sim::Bound::kOverhead), 1)});
+    std::vector<std::string> cells{row.label, FormatFixed(r.latency_s * 1e3, 3)};
+    if (with) ends(cells, *row.latency_interval, 3);
+    cells.push_back(FormatFixed(r.throughput_img_per_s, 1));
+    cells.push_back(FormatFixed(row.speedup, 3));
+    if (with) ends(cells, *row.speedup_interval, 3);
+    for (sim::Bound b :
+         {sim::Bound::kMatrix, sim::Bound::kVector, sim::Bound::kMemory, sim::Bound::kOverhead}) {
+      cells.push_back(FormatFixed(Pct(row, b), 1));
+    }
+    t.AddRow(cells);
   }
   if (f == Format::kText) {
     std::cout << rows.front().report.model << " on " << accel << ", batch "
@@ -84,7 +111,12 @@ Chart SweepChart(const std::vector<SweepRow>& rows, const std::vector<study::Swe
                   numeric && positive && (spread > 8 || spread < 0.125),
                   {},
                   {}};
-  c.y = ChartAxis{"latency per batch (ms) / time by bound (ms)", false, 0.0, {}};
+  c.y = ChartAxis{rows.front().latency_interval
+                      ? "latency per batch (ms; bars: 80% prediction interval) / time by bound (ms)"
+                      : "latency per batch (ms) / time by bound (ms)",
+                  false,
+                  0.0,
+                  {}};
   ChartSeries lat;
   lat.label = "latency";
   lat.style = ChartSeries::Style::kLinePoints;
@@ -98,6 +130,10 @@ Chart SweepChart(const std::vector<SweepRow>& rows, const std::vector<study::Swe
   for (size_t i = 0; i < rows.size(); ++i) {
     lat.x.push_back(xs[i]);
     lat.y.push_back(rows[i].report.latency_s * 1e3);
+    if (rows[i].latency_interval) {
+      lat.y_lo.push_back(rows[i].latency_interval->lo80);
+      lat.y_hi.push_back(rows[i].latency_interval->hi80);
+    }
     if (!numeric) lat.point_labels.push_back(rows[i].label);
     for (size_t b = 0; b < 4; ++b) {
       parts[b].x.push_back(xs[i]);
@@ -145,13 +181,14 @@ int RunSweep(const Args& args) {
   so.details = false;
   const auto status = StatusLine(/*print_updates_when_piped=*/true);
   bool shown = false;
-  const std::vector<SweepRow> rows = study::Sweep(
+  std::vector<SweepRow> rows = study::Sweep(
       selection.Load(), target, grid, so, [&status, &shown](size_t done, size_t total) {
         status("sweep: " + std::to_string(done) + " of " + std::to_string(total) + " variants",
                false);
         shown = true;
       });
   if (shown) status("sweep: " + std::to_string(rows.size()) + " variants simulated", true);
+  if (const sim::IntervalModel im = sim_sel.Intervals()) study::AddSweepIntervals(rows, target, im);
   PrintRows(rows, f, sim_sel.accel);
   if (!out.empty()) Emit(RenderSvg(SweepChart(rows, axes, sim_sel.accel)), out);
   return 0;

@@ -36,7 +36,7 @@ struct SimSelection {
   // The whole setup of --accel, --stack, --calibration and --set, at --precision (or the kind's
   // default), `batch` and --no-fusion.
   sim::SimSetup LoadSetup(int batch) const;
-  // The error model of --intervals (the shipped data/calibrated/intervals.yaml by default; an
+  // The error model of --intervals (the shipped data/intervals/error-model.yaml by default; an
   // empty model, no intervals, for "none").
   sim::IntervalModel Intervals() const;
 };

@@ -20,6 +20,7 @@
 #include "search/references.h"
 #include "search/run.h"
 #include "search/strategy.h"
+#include "sim/intervals.h"
 #include "sim/spec.h"
 
 namespace dcnas::python {
@@ -214,6 +215,7 @@ py::object RunSearch(const SpaceHandle& sh, const std::string& out, int64_t budg
     if (py::isinstance<Setup>(latency)) {
       setup = latency.cast<const Setup&>().sim;
       o.setup = &setup;
+      o.intervals = &sim::ShippedErrorModel();
       lat = std::make_unique<search::SimLatency>(space, setup);
     } else if (py::isinstance<py::str>(latency)) {
       const auto spec = search::SplitObjectiveSpec(latency.cast<std::string>());

@@ -189,8 +189,14 @@ sim::TimeSplit SplitFrom(const nlohmann::json& j) {
 }
 
 nlohmann::json IdentityState(const sim::RunIdentity& r) {
-  return {r.tool_version,     r.model, r.resolution, r.dtype,       r.accelerator,
-          r.accelerator_file, r.stack, r.stack_file, r.calibration, r.calibration_file};
+  nlohmann::json j = {r.tool_version,     r.model, r.resolution, r.dtype,       r.accelerator,
+                      r.accelerator_file, r.stack, r.stack_file, r.calibration, r.calibration_file};
+  if (r.interval) {
+    const sim::Interval& i = *r.interval;
+    j.push_back(nlohmann::json{i.point, i.lo80, i.hi80, i.lo95, i.hi95, i.regime, i.situation,
+                               i.source, i.rows});
+  }
+  return j;
 }
 void IdentityFrom(const nlohmann::json& id, sim::RunIdentity& r) {
   r.tool_version = id.at(0);
@@ -203,6 +209,11 @@ void IdentityFrom(const nlohmann::json& id, sim::RunIdentity& r) {
   r.stack_file = id.at(7);
   r.calibration = id.at(8);
   r.calibration_file = id.at(9);
+  if (id.size() > 10) {
+    const auto& v = id.at(10);
+    r.interval = sim::Interval{v.at(0), v.at(1), v.at(2), v.at(3), v.at(4),
+                               v.at(5), v.at(6), v.at(7), v.at(8)};
+  }
 }
 nlohmann::json ReportState(const Report& r) {
   nlohmann::json j;
@@ -513,6 +524,7 @@ py::object Sweep(const py::object& model, const py::dict& axes_dict, const std::
   {
     py::gil_scoped_release release;
     rows = study::Sweep(graph, target, grid, so);
+    study::AddSweepIntervals(rows, target, {&sim::ShippedErrorModel()});
   }
   return ToPython(study::SweepToJson(rows));
 }
@@ -530,6 +542,7 @@ py::object Roofline(const py::object& models_arg, const py::object& accelerators
   {
     py::gil_scoped_release release;
     points = study::Roofline(names, setups, options, models::BuiltinModels());
+    study::AddRooflineIntervals(points, setups, batch, {&sim::ShippedErrorModel()});
   }
   return ToPython(study::RooflineToJson(points, batch));
 }

@@ -108,5 +108,5 @@ echo "== transfer rtx-4090 -> rtx-3090"
 # above and scripts/interval_residuals.sh), with their held-out coverage.
 echo "== prediction intervals"
 scripts/interval_residuals.sh "$build" > /dev/null
-"$dcnas" intervals --sources $out/intervals-sources.yaml --out $out/intervals.yaml \
+"$dcnas" intervals --sources data/intervals/sources.yaml --out data/intervals/error-model.yaml \
   --report "$rep/intervals/coverage.md" > /dev/null

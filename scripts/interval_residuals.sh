@@ -5,7 +5,7 @@
 # "defaults" situation), one chip's profile on another chip's rows ("chip-transfer"), and the
 # development machine's Zen 5 profile on the 20 models its fit never timed ("fitted").
 # Then `dcnas intervals` turns them, with the profiles' leave-one-family-out and
-# leave-one-device-out tables, into data/calibrated/intervals.yaml and its coverage report.
+# leave-one-device-out tables, into data/intervals/error-model.yaml and its coverage report.
 # Usage: scripts/interval_residuals.sh [BUILD_DIR]
 set -euo pipefail
 # shellcheck source=args.sh

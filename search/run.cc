@@ -138,13 +138,32 @@ Chart ParetoChart(const space::Space& space, const SearchOptions& options,
   return chart;
 }
 
-nlohmann::json ReferencesJson(const SearchResult& result, const space::Space& space) {
+// The intervals of a search's reported latencies, when it has them.
+struct SearchIntervals {
+  const sim::SimSetup* setup = nullptr;
+  sim::IntervalModel model;
+  explicit operator bool() const { return setup != nullptr && static_cast<bool>(model); }
+  sim::Interval Latency(double ms) const { return model.Latency(*setup, false, setup->batch, ms); }
+  sim::Interval Speedup(double ratio) const {
+    return model.CrossModel(*setup, false, setup->batch, ratio);
+  }
+};
+
+std::string IntervalText(const sim::Interval& i, int digits) {
+  return "80% [" + FormatFixed(i.lo80, digits) + ", " + FormatFixed(i.hi80, digits) + "], 95% [" +
+         FormatFixed(i.lo95, digits) + ", " + FormatFixed(i.hi95, digits) + "]";
+}
+
+nlohmann::json ReferencesJson(const SearchResult& result, const space::Space& space,
+                              const SearchIntervals& iv) {
   nlohmann::json refs = nlohmann::json::array();
   for (const Reference& r : result.references) {
     nlohmann::json j = {{"model", r.model},      {"encoding", r.encoding},
                         {"exact", r.exact},      {"differences", r.differences},
                         {"latency_ms", nullptr}, {"accuracy", nullptr}};
     if (r.latency_ms) j["latency_ms"] = *r.latency_ms;
+    if (r.latency_ms && iv)
+      j["latency_interval_ms"] = sim::IntervalToJson(iv.Latency(*r.latency_ms));
     if (r.accuracy) j["accuracy"] = *r.accuracy;
     j["published_top1"] = r.published_top1 ? nlohmann::json(*r.published_top1) : nlohmann::json();
     if (!r.note.empty()) j["note"] = r.note;
@@ -172,6 +191,10 @@ nlohmann::json ReferencesJson(const SearchResult& result, const space::Space& sp
                                            {"latency_ms", p.latency_ms},
                                            {"speedup", c.speedup},
                                            {"accuracy_gain", c.accuracy_gain}};
+      if (iv) {
+        j["fastest_at_least_as_accurate"]["speedup_interval"] =
+            sim::IntervalToJson(iv.Speedup(c.speedup));
+      }
     }
     refs.push_back(j);
   }
@@ -760,6 +783,11 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
 
   const SearchPoint& best = result.points.at(result.best);
   const space::Decoded decoded = space.Decode(best.encoding);
+  SearchIntervals iv;
+  if (lat && options.setup != nullptr && options.intervals != nullptr) {
+    iv.setup = options.setup;
+    iv.model = sim::IntervalModel{options.intervals};
+  }
   const models::Graph graph = space.BuildFull(
       best.encoding, {},
       options.setup != nullptr ? options.setup->GraphOptions() : models::BuildOptions{});
@@ -773,8 +801,13 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
   txt << "encoding   " << space.ToText(best.encoding) << " (id " << best.id << ")\n"
       << "reward     " << FormatShortestReal(best.reward) << "\naccuracy   "
       << FormatShortestReal(best.accuracy) << "\nlatency_ms "
-      << (lat ? FormatShortestReal(best.latency_ms) : "- (accuracy only: --latency none)")
-      << "\nparams     " << counts.params << "\nflops      " << counts.flops
+      << (lat ? FormatShortestReal(best.latency_ms) : "- (accuracy only: --latency none)");
+  if (iv) {
+    const sim::Interval i = iv.Latency(best.latency_ms);
+    txt << " (" << IntervalText(i, 3) << "; held-out error of " << i.regime << ", " << i.situation
+        << ")";
+  }
+  txt << "\nparams     " << counts.params << "\nflops      " << counts.flops
       << "\n\nops per stage:\n";
   for (size_t s = 0; s < decoded.stage_ops.size(); ++s) {
     txt << "  stage " << s + 1 << ": " << decoded.stage_ops[s] << "\n";
@@ -800,30 +833,34 @@ void WriteSearchOutputs(const space::Space& space, const SearchOptions& options,
       }
       const SearchPoint& p = result.points[*c.point];
       txt << "    fastest point at least as accurate: " << space.ToText(p.encoding) << ", "
-          << FormatShortestReal(p.latency_ms) << " ms (" << SpeedupText(c.speedup) << "), accuracy "
-          << FormatShortestReal(p.accuracy) << " (" << (c.accuracy_gain >= 0 ? "+" : "")
-          << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
+          << FormatShortestReal(p.latency_ms) << " ms (" << SpeedupText(c.speedup)
+          << (iv ? ", speedup " + IntervalText(iv.Speedup(c.speedup), 3) : std::string())
+          << "), accuracy " << FormatShortestReal(p.accuracy) << " ("
+          << (c.accuracy_gain >= 0 ? "+" : "") << FormatFixed(c.accuracy_gain, 2) << " pp)\n";
     }
   }
   WriteFileAtomic((dir / "best.txt").string(), txt.str());
 
-  nlohmann::json summary = {{"format", "dcnas-search-summary"},
-                            {"space", result.header["space"]},
-                            {"config", result.header["config"]},
-                            {"evaluations", result.points.size()},
-                            {"repeats", result.repeats},
-                            {"pareto_size", result.front.size()},
-                            {"best",
-                             {{"id", best.id},
-                              {"encoding", space.ToText(best.encoding)},
-                              {"reward", best.reward},
-                              {"accuracy", best.accuracy},
-                              {"latency_ms", lat ? nlohmann::json(best.latency_ms) : nullptr},
-                              {"params", counts.params},
-                              {"flops", counts.flops},
-                              {"stage_ops", decoded.stage_ops},
-                              {"blocks", decoded.blocks}}},
-                            {"references", ReferencesJson(result, space)}};
+  nlohmann::json summary = {
+      {"format", "dcnas-search-summary"},
+      {"space", result.header["space"]},
+      {"config", result.header["config"]},
+      {"evaluations", result.points.size()},
+      {"repeats", result.repeats},
+      {"pareto_size", result.front.size()},
+      {"best",
+       {{"id", best.id},
+        {"encoding", space.ToText(best.encoding)},
+        {"reward", best.reward},
+        {"accuracy", best.accuracy},
+        {"latency_ms", lat ? nlohmann::json(best.latency_ms) : nullptr},
+        {"latency_interval_ms",
+         iv ? sim::IntervalToJson(iv.Latency(best.latency_ms)) : nlohmann::json()},
+        {"params", counts.params},
+        {"flops", counts.flops},
+        {"stage_ops", decoded.stage_ops},
+        {"blocks", decoded.blocks}}},
+      {"references", ReferencesJson(result, space, iv)}};
   if (!result.stopped.empty()) summary["stopped"] = result.stopped;
   WriteFileAtomic((dir / "summary.json").string(), summary.dump(1) + "\n");
 }

@@ -42,6 +42,7 @@
 #include "search/references.h"
 #include "search/strategy.h"
 #include "sim/engine.h"
+#include "sim/intervals.h"
 #include "space/space.h"
 
 namespace dcnas::search {
@@ -72,6 +73,9 @@ struct SearchOptions {
   // The simulated setup, when there is one: best.json's graph is built at its batch and precision
   // (without one, at batch 1 and fp32).
   const sim::SimSetup* setup = nullptr;
+  // Prediction intervals of the simulated latencies in best.txt and summary.json (with `setup`;
+  // null: none, as for a table of measured latencies).
+  const sim::ErrorModel* intervals = nullptr;
   // Zoo models scored beside the search (search/references.h); not part of the journal.
   std::vector<std::string> references = DefaultReferences();
   // Where latencies are computed: null, here on `threads` threads; else on the executor's

@@ -212,7 +212,7 @@ std::string ErrorModelToYaml(const ErrorModel& m) {
 const ErrorModel& ShippedErrorModel() {
   static std::once_flag once;
   static ErrorModel model;
-  std::call_once(once, [] { model = LoadErrorModel(DataPath("calibrated/intervals.yaml")); });
+  std::call_once(once, [] { model = LoadErrorModel(DataPath("intervals/error-model.yaml")); });
   return model;
 }
 

@@ -1,6 +1,6 @@
 // Prediction intervals: how far a simulated latency (or a ratio of two) may be from the
-// measurement, from the simulator's held-out residuals. The error model (data/calibrated/
-// intervals.yaml, written by `dcnas intervals` from the calibration reports) holds, per regime
+// measurement, from the simulator's held-out residuals. The error model
+// (data/intervals/error-model.yaml, written by `dcnas intervals` from the calibration reports) holds, per regime
 // (large-batch GPU, small-batch GPU, TPU, CPU, GPU training) and per situation (the chip in the
 // profile's fit, a pooled profile on a chip outside it, one chip's profile on another, the
 // built-in defaults), split-conformal quantiles of r = ln(predicted / measured) at 80% and 95%,
@@ -87,7 +87,7 @@ struct ErrorModel {
 ErrorModel LoadErrorModel(const std::string& path);
 ErrorModel ParseErrorModel(const YAML::Node& root, const std::string& file);
 std::string ErrorModelToYaml(const ErrorModel& model);
-// data/calibrated/intervals.yaml, read once per process.
+// data/intervals/error-model.yaml, read once per process.
 const ErrorModel& ShippedErrorModel();
 
 // An interval around a point: [lo, hi] at 80% and 95%, with where it came from.

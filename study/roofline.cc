@@ -39,6 +39,15 @@ std::vector<RooflinePoint> Roofline(const std::vector<std::string>& model_names,
   return points;
 }
 
+void AddRooflineIntervals(std::vector<RooflinePoint>& points,
+                          const std::vector<sim::SimSetup>& setups, int batch,
+                          const sim::IntervalModel& intervals) {
+  for (auto& p : points) {
+    p.latency_interval = intervals.Latency(setups.at(p.setup), false, batch, p.latency_ms);
+    p.achieved_interval = sim::InverseInterval(*p.latency_interval, p.achieved_tflop_per_s);
+  }
+}
+
 nlohmann::json RooflineToJson(const std::vector<RooflinePoint>& points, int batch) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& p : points) {
@@ -53,6 +62,11 @@ nlohmann::json RooflineToJson(const std::vector<RooflinePoint>& points, int batc
                  {"achieved_tflop_per_s", p.achieved_tflop_per_s},
                  {"peak_tflop_per_s", p.peak_tflop_per_s},
                  {"latency_ms", p.latency_ms}});
+    if (p.latency_interval)
+      j.back()["latency_interval_ms"] = sim::IntervalToJson(*p.latency_interval);
+    if (p.achieved_interval) {
+      j.back()["achieved_tflop_per_s_interval"] = sim::IntervalToJson(*p.achieved_interval);
+    }
   }
   return j;
 }

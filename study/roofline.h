@@ -2,6 +2,7 @@
 // FLOP/s against each accelerator's roofline and ridge point, and FLOPs against latency.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 
 #include "models/registry.h"
 #include "sim/engine.h"
+#include "sim/intervals.h"
 #include "study/simulate_models.h"
 
 namespace dcnas::study {
@@ -27,7 +29,16 @@ struct RooflinePoint {
   double ridge_flop_per_byte = 0;  // the accelerator's peak FLOP/s / HBM bandwidth
   double peak_tflop_per_s = 0;
   double bandwidth_gbps = 0;
+  // Prediction intervals (AddRooflineIntervals): of the latency (ms) and of the achieved TFLOP/s
+  // (the latency's inverted).
+  std::optional<sim::Interval> latency_interval;
+  std::optional<sim::Interval> achieved_interval;
 };
+
+// Fills the points' intervals (each on its setup, at `batch`).
+void AddRooflineIntervals(std::vector<RooflinePoint>& points,
+                          const std::vector<sim::SimSetup>& setups, int batch,
+                          const sim::IntervalModel& intervals);
 
 // The roofline quantities of one simulated report at `batch` images per batch.
 RooflinePoint PointOf(const sim::Report& report, int batch);

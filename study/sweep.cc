@@ -57,6 +57,27 @@ std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& targe
   return rows;
 }
 
+void AddSweepIntervals(std::vector<SweepRow>& rows, const SweepTarget& target,
+                       const sim::IntervalModel& intervals) {
+  std::optional<sim::SimSetup> first;
+  for (auto& row : rows) {
+    sim::SimSetup setup =
+        sim::LoadSetup(target.accelerator, target.stack, target.calibration, row.overrides);
+    const int batch = row.report.batch;
+    row.latency_interval = intervals.Latency(setup, false, batch, row.report.latency_s * 1e3);
+    if (!first) {
+      // The first variant against itself: exact.
+      first = setup;
+      sim::Interval same = *row.latency_interval;
+      same.point = same.lo80 = same.hi80 = same.lo95 = same.hi95 = row.speedup;
+      same.source = "the baseline itself";
+      row.speedup_interval = same;
+      continue;
+    }
+    row.speedup_interval = intervals.CrossChip(*first, setup, false, batch, row.speedup);
+  }
+}
+
 nlohmann::json SweepToJson(const std::vector<SweepRow>& rows) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& row : rows) {
@@ -72,6 +93,10 @@ nlohmann::json SweepToJson(const std::vector<SweepRow>& rows) {
          {"vector_bound_pct", row.bound_pct[static_cast<size_t>(sim::Bound::kVector)]},
          {"memory_bound_pct", row.bound_pct[static_cast<size_t>(sim::Bound::kMemory)]},
          {"overhead_bound_pct", row.bound_pct[static_cast<size_t>(sim::Bound::kOverhead)]}});
+    if (row.latency_interval)
+      j.back()["latency_interval_ms"] = sim::IntervalToJson(*row.latency_interval);
+    if (row.speedup_interval)
+      j.back()["speedup_interval"] = sim::IntervalToJson(*row.speedup_interval);
   }
   return j;
 }

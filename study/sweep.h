@@ -4,6 +4,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "common/override.h"
 #include "models/graph.h"
 #include "sim/engine.h"
+#include "sim/intervals.h"
 
 namespace dcnas::study {
 
@@ -35,6 +37,10 @@ struct SweepRow {
   sim::Report report;
   double speedup = 1.0;                             // first variant's latency / this latency
   std::array<double, sim::kNumBounds> bound_pct{};  // % of latency by sim::Bound
+  // Prediction intervals (AddSweepIntervals): the latency's (ms), and the speedup's over the
+  // first variant (a what-if against its own chip: sim::IntervalModel::CrossChip).
+  std::optional<sim::Interval> latency_interval;
+  std::optional<sim::Interval> speedup_interval;
 };
 
 // Where the variants' setups come from: names or paths, as for sim::LoadSetup.
@@ -52,6 +58,10 @@ using SweepProgress = std::function<void(size_t done, size_t total)>;
 std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
                             const std::vector<std::vector<Override>>& grid,
                             const sim::SimOptions& options, const SweepProgress& progress = {});
+
+// Fills the rows' intervals, each variant's setup loaded as Sweep loads it.
+void AddSweepIntervals(std::vector<SweepRow>& rows, const SweepTarget& target,
+                       const sim::IntervalModel& intervals);
 
 // The share of a report's latency bound by `bound`, in percent.
 double BoundPercent(const sim::Report& report, sim::Bound bound);

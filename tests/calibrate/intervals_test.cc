@@ -139,12 +139,12 @@ TEST_CASE("the hierarchical band widens for a chip outside the fit", "[intervals
   // Three chips with biases -0.1, 0, +0.1 and small spreads within each.
   std::vector<std::vector<double>> chips{{-0.11, -0.1, -0.09}, {-0.01, 0, 0.01}, {0.09, 0.1, 0.11}};
   const sim::ErrorBand b = calibrate::HierarchicalBand(chips, chips, 3);
-  CHECK(b.center == Approx(0.0).margin(1e-6));
+  CHECK(b.center == Approx(0.0).margin(1e-3));  // 200 x 9 atoms
   // A new chip's bias is t with 2 degrees of freedom, scale 0.1 sqrt(4/3): far wider than the
   // rows' own spread (-0.11 .. 0.11).
   CHECK(b.hi80 > 0.15);
   CHECK(b.hi95 > 0.4);
-  CHECK(b.lo80 == Approx(-b.hi80).margin(1e-6));
+  CHECK(b.lo80 == Approx(-b.hi80).margin(1e-3));
   CHECK(b.within95 == 0.0);  // filled by BuildErrorModel, not here
 }
 
@@ -163,8 +163,7 @@ TEST_CASE("error model files: round trip and strict reading", "[intervals]") {
 }
 
 TEST_CASE("the shipped error model is what its sources give", "[intervals][shipped]") {
-  const auto sources =
-      calibrate::LoadIntervalSources(DataPath("calibrated/intervals-sources.yaml"));
+  const auto sources = calibrate::LoadIntervalSources(DataPath("intervals/sources.yaml"));
   const auto rows = calibrate::LoadResiduals(sources);
   sim::ErrorModel rebuilt = calibrate::BuildErrorModel(rows);
   rebuilt.generated = sim::ShippedErrorModel().generated;

@@ -144,4 +144,34 @@ check "--published without --at-equal-accuracy" 2 "$dcnas" compare --family effi
 check "compare pairs" 0 "$dcnas" compare --pairs resnet50:efficientnet-x-gpu-b3 --accel v100
 check "compare unknown family" 2 "$dcnas" compare --family efficientnet,efficientnet-z --accel v100
 
+# Prediction intervals (calibrate/README.md, "Prediction intervals").
+check "sim prints its interval" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3
+contains "sim interval line" "$tmp/out" "ms at 80%"
+check "sim interval json" 0 "$dcnas" sim resnet50 --accel v100 --stack pytorch-eager \
+  --calibration gpus-pytorch-eager-fp16 --format json
+contains "sim interval: regime and situation" "$tmp/out" '"situation": "fitted"'
+check "sim --intervals none" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --intervals none
+if grep -q "ms at 80%" "$tmp/out"; then echo "FAIL --intervals none prints no interval"; fails=$((fails + 1)); fi
+check "sim --intervals missing file" 2 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --intervals /nonexistent.yaml
+contains "missing error model named" "$tmp/err" "/nonexistent.yaml"
+check "compare speedup intervals csv" 0 "$dcnas" compare --family efficientnet --accel tpu-v3,tpu-v3-hbm2x \
+  --format csv --out "$tmp/cmp.svg"
+contains "compare csv: speedup ends" "$tmp/out" "speedup_lo80,speedup_hi80,speedup_lo95,speedup_hi95"
+contains "compare chart: error bars" "$tmp/cmp.svg" 'class="error-bar"'
+check "sweep intervals" 0 "$dcnas" sweep efficientnet-b0 --accel tpu-v3 --set hbm.bandwidth_gbps=900,1800 \
+  --format json --out "$tmp/sweep.svg"
+contains "sweep json: speedup interval" "$tmp/out" "speedup_interval"
+contains "sweep chart: error bars" "$tmp/sweep.svg" 'class="error-bar"'
+check "roofline intervals" 0 "$dcnas" roofline --models efficientnet-b0 --accel tpu-v3 --format csv
+contains "roofline csv: latency ends" "$tmp/out" "latency_lo80_ms"
+check "intervals: coverage tables" 0 "$dcnas" intervals --sources data/intervals/sources.yaml \
+  --out "$tmp/em.yaml"
+contains "intervals: the coverage table" "$tmp/out" "Latency intervals: coverage held out"
+check "sim with the rebuilt model" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --intervals "$tmp/em.yaml"
+printf 'sources:\n  - {file: none.csv, kind: gpu, situation: fitted, prediction: predicted_ms, profile: p, device: d}\n' \
+  > "$tmp/bad-sources.yaml"
+check "intervals: missing residual table" 2 "$dcnas" intervals --sources "$tmp/bad-sources.yaml"
+contains "intervals: names the table" "$tmp/err" "none.csv"
+check "intervals without --sources" 2 "$dcnas" intervals
+
 smoke_finish

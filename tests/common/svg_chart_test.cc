@@ -341,4 +341,33 @@ TEST_CASE("unplottable data throws InputError naming series and point", "[svg]")
   CHECK_THAT(message(c), Catch::Contains("x axis range is empty"));
 }
 
+TEST_CASE("error bars: a whisker per point, inside the axis, validated", "[svg]") {
+  Chart c = Simple();
+  c.series[0].y_lo = {1.0, 1.5, 2.5, 4.0};
+  c.series[0].y_hi = {2.0, 2.5, 4.0, 12.0};  // the last reaches above every y
+  const std::string svg = RenderSvg(c);
+  CHECK(WellFormedProblem(svg).empty());
+  size_t bars = 0;
+  for (size_t at = svg.find("class=\"error-bar\""); at != std::string::npos;
+       at = svg.find("class=\"error-bar\"", at + 1)) {
+    ++bars;
+  }
+  CHECK(bars == 4);
+  // The axis grows to the highest bar's top: its ticks reach 12.
+  Chart plain = Simple();
+  CHECK(RenderSvg(plain).find("class=\"error-bar\"") == std::string::npos);
+  bool tick12 = false;
+  for (const std::string& t : Texts(svg, "y-tick")) tick12 = tick12 || std::stod(t) >= 12;
+  CHECK(tick12);
+  // Mismatched lengths and a bar that does not bracket its point are refused, naming the series.
+  Chart bad = Simple();
+  bad.series[0].y_lo = {1.0};
+  bad.series[0].y_hi = {2.0};
+  CHECK_THROWS_WITH(RenderSvg(bad),
+                    Catch::Contains("series 'measured'") && Catch::Contains("error bars"));
+  bad.series[0].y_lo = {1.0, 1.5, 2.5, 6.0};
+  bad.series[0].y_hi = {2.0, 2.5, 4.0, 7.0};
+  CHECK_THROWS_WITH(RenderSvg(bad), Catch::Contains("does not bracket"));
+}
+
 }  // namespace dcnas
