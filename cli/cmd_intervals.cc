@@ -16,11 +16,12 @@ int RunIntervals(const Args& args) {
   std::string report;
   options.add_options()("sources", po::value(&sources),
                         "the residual tables (YAML; the shipped set: "
-                        "data/intervals/sources.yaml)")(
-      "out", po::value(&out), "write the error model (YAML) here")(
+                        "data/intervals/sources.yaml)")("out", po::value(&out),
+                                                        "write the error model (YAML) here")(
       "report", po::value(&report), "write the coverage tables (markdown) here");
   po::variables_map vm;
-  if (!Parse(args, "dcnas intervals --sources SOURCES.yaml [--out error-model.yaml] [--report R.md]",
+  if (!Parse(args,
+             "dcnas intervals --sources SOURCES.yaml [--out error-model.yaml] [--report R.md]",
              "Calibrates the prediction intervals every latency and speedup the simulator\n"
              "prints carries: per regime (large-batch GPU, small-batch GPU, TPU, CPU, GPU\n"
              "training) and situation (the chip in the profile's fit; a pooled profile on a\n"

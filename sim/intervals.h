@@ -1,12 +1,12 @@
 // Prediction intervals: how far a simulated latency (or a ratio of two) may be from the
 // measurement, from the simulator's held-out residuals. The error model
-// (data/intervals/error-model.yaml, written by `dcnas intervals` from the calibration reports) holds, per regime
-// (large-batch GPU, small-batch GPU, TPU, CPU, GPU training) and per situation (the chip in the
-// profile's fit, a pooled profile on a chip outside it, one chip's profile on another, the
-// built-in defaults), split-conformal quantiles of r = ln(predicted / measured) at 80% and 95%,
-// and the correlation of two predictions' residuals (the same model on two chips; two models on
-// one chip), with which a ratio gets its own interval. Formulas and coverage: calibrate/README.md,
-// "Prediction intervals".
+// (data/intervals/error-model.yaml, written by `dcnas intervals` from the calibration reports)
+// holds, per regime (large-batch GPU, small-batch GPU, TPU, CPU, GPU training) and per situation
+// (the chip in the profile's fit, a pooled profile on a chip outside it, one chip's profile on
+// another, the built-in defaults), split-conformal quantiles of r = ln(predicted / measured) at 80%
+// and 95%, and the correlation of two predictions' residuals (the same model on two chips; two
+// models on one chip), with which a ratio gets its own interval. Formulas and coverage:
+// calibrate/README.md, "Prediction intervals".
 #pragma once
 
 #include <array>

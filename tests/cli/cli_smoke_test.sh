@@ -164,7 +164,7 @@ contains "sweep json: speedup interval" "$tmp/out" "speedup_interval"
 contains "sweep chart: error bars" "$tmp/sweep.svg" 'class="error-bar"'
 check "roofline intervals" 0 "$dcnas" roofline --models efficientnet-b0 --accel tpu-v3 --format csv
 contains "roofline csv: latency ends" "$tmp/out" "latency_lo80_ms"
-check "intervals: coverage tables" 0 "$dcnas" intervals --sources data/intervals/sources.yaml \
+check "intervals: coverage tables" 0 "$dcnas" intervals --sources "${DCNAS_SOURCE_ROOT:-.}/data/intervals/sources.yaml" \
   --out "$tmp/em.yaml"
 contains "intervals: the coverage table" "$tmp/out" "Latency intervals: coverage held out"
 check "sim with the rebuilt model" 0 "$dcnas" sim efficientnet-b0 --accel tpu-v3 --intervals "$tmp/em.yaml"
