@@ -121,6 +121,7 @@ class Report:
     fusion: bool
     latency_s: float
     latency_ms: float
+    interval: Optional[dict[str, Any]]
     throughput_img_per_s: float
     flops: float
     macs: float
@@ -156,6 +157,7 @@ class TrainReport:
     chips: int
     per_chip_batch: int
     step_s: float
+    interval: Optional[dict[str, Any]]
     images_per_s: float
     percent_of_peak: float
     def to_text(self) -> str: ...

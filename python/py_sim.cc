@@ -188,6 +188,14 @@ sim::TimeSplit SplitFrom(const nlohmann::json& j) {
           j.at(3).get<double>(), j.at(4).get<double>()};
 }
 
+// A report's interval in milliseconds, as `dcnas sim --format json` writes it; None without.
+py::object IntervalMs(const std::optional<sim::Interval>& interval) {
+  if (!interval) return py::none();
+  nlohmann::json j = sim::IntervalToJson(*interval);
+  for (const char* k : {"lo80", "hi80", "lo95", "hi95"}) j[k] = j[k].get<double>() * kMs;
+  return ToPython(j);
+}
+
 nlohmann::json IdentityState(const sim::RunIdentity& r) {
   nlohmann::json j = {r.tool_version,     r.model, r.resolution, r.dtype,       r.accelerator,
                       r.accelerator_file, r.stack, r.stack_file, r.calibration, r.calibration_file};
@@ -650,6 +658,10 @@ void InitSim(py::module_& m) {
       .def_readonly("fusion", &Report::fusion)
       .def_readonly("latency_s", &Report::latency_s)
       .def_property_readonly("latency_ms", [](const Report& r) { return r.latency_s * kMs; })
+      .def_property_readonly(
+          "interval", [](const Report& r) { return IntervalMs(r.interval); },
+          "The measured latency's prediction interval (ms; lo80, hi80, lo95, hi95, regime, "
+          "situation, source), from the shipped error model; None when there is none.")
       .def_readonly("throughput_img_per_s", &Report::throughput_img_per_s)
       .def_readonly("flops", &Report::flops)
       .def_readonly("macs", &Report::macs)
@@ -848,6 +860,9 @@ void InitSim(py::module_& m) {
       .def_readonly("chips", &sim::TrainReport::chips)
       .def_readonly("per_chip_batch", &sim::TrainReport::per_chip_batch)
       .def_readonly("step_s", &sim::TrainReport::step_s)
+      .def_property_readonly(
+          "interval", [](const sim::TrainReport& r) { return IntervalMs(r.interval); },
+          "The step time's prediction interval (ms), as Report.interval.")
       .def_readonly("images_per_s", &sim::TrainReport::images_per_s)
       .def_readonly("percent_of_peak", &sim::TrainReport::percent_of_peak)
       .def("to_text", &sim::TrainReportToText)

@@ -493,3 +493,19 @@ def test_set_malloc_policy():
     assert dcnas.simulate("efficientnet-b0", dcnas.Setup(batch=2)).latency_s > 0
     with pytest.raises(dcnas.InputError, match="'x'"):
         dcnas.set_malloc_policy("x")
+
+
+def test_report_interval_as_the_command_prints_it(run_cli, tpu):
+    r = dcnas.simulate("efficientnet-b0", tpu)
+    cli = json.loads(run_cli("sim", "efficientnet-b0", "--accel", "tpu-v3", "--batch", tpu.batch,
+                             "--format", "json"))
+    assert r.interval == cli["latency_interval_ms"]
+    assert r.interval["lo80"] < r.latency_ms < r.interval["hi80"]
+    assert r.interval["lo95"] <= r.interval["lo80"]
+    assert (r.interval["regime"], r.interval["situation"]) == ("tpu", "defaults")
+    fitted = dcnas.simulate("resnet50", dcnas.Setup("v100", stack="pytorch-eager",
+                                                   calibration="gpus-pytorch-eager-fp16"))
+    assert (fitted.interval["regime"], fitted.interval["situation"]) == (
+        "large-batch-gpu", "fitted")
+    step = dcnas.simulate_train("resnet50", dcnas.Setup("tpu-v3", batch=256), chips=4)
+    assert step.interval["lo80"] < step.step_s * 1e3 < step.interval["hi80"]
