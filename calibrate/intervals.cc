@@ -21,15 +21,12 @@ namespace dcnas::calibrate {
 namespace {
 
 using sim::ErrorBand;
+using sim::kRegimes;
+using sim::kSituations;
 using sim::Regime;
 using sim::Situation;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr std::array<Situation, sim::kNumSituations> kSituations{
-    Situation::kFitted, Situation::kPooledTransfer, Situation::kChipTransfer, Situation::kDefaults};
-constexpr std::array<Regime, sim::kNumRegimes> kRegimes{Regime::kLargeBatchGpu,
-                                                        Regime::kSmallBatchGpu, Regime::kTpu,
-                                                        Regime::kCpu, Regime::kTrainingGpu};
 constexpr int kEnoughRows = 40;
 constexpr int kEnoughGroups = 3;
 
@@ -46,6 +43,14 @@ std::pair<double, double> ConformalEnds(const std::vector<double>& sorted, doubl
   return {lo, hi};
 }
 
+// The one-sided conformal quantile of a sorted sample of scores at `level`: the
+// ceil((n + 1) level)-th smallest, the largest where that rank is past the sample.
+double ConformalUpper(const std::vector<double>& sorted, double level) {
+  const auto n = static_cast<double>(sorted.size());
+  const auto k = static_cast<size_t>(std::ceil((n + 1) * level - 1e-9));
+  return k > sorted.size() ? sorted.back() : sorted[k - 1];
+}
+
 Situation ParseSituation(ConfigReader& r, const std::string& key) {
   return r.OneOf<Situation>(
       key, {{"fitted", Situation::kFitted, "the chip in the fit, a held-out family"},
@@ -54,18 +59,12 @@ Situation ParseSituation(ConfigReader& r, const std::string& key) {
             {"defaults", Situation::kDefaults, "the built-in defaults"}});
 }
 
-// Residuals of `rows` that pass `keep`.
-template <class Keep>
-std::vector<double> Residuals(const std::vector<ResidualRow>& rows, Keep keep) {
-  std::vector<double> out;
-  for (const auto& row : rows) {
-    if (keep(row)) out.push_back(row.r());
-  }
-  return out;
+// The chip-level unit of a residual: the predicting profile on the chip, in one regime and
+// situation (the rows that share one chip's bias).
+std::string UnitOf(const ResidualRow& row) {
+  return row.profile + "@" + row.device + "/" + sim::RegimeName(row.regime) + "/" +
+         sim::SituationName(row.situation);
 }
-
-// The chip-level unit of a residual: the predicting profile on the chip.
-std::string GroupOf(const ResidualRow& row) { return row.profile + "@" + row.device; }
 
 // The band of one (regime, situation) from the rows that pass `calibrate_on`: conformal for the
 // fitted situation, hierarchical (chips as the exchangeable units) for the others.
@@ -80,10 +79,10 @@ ErrorBand BandOf(const std::vector<ResidualRow>& rows, Regime regime, Situation 
   for (const auto& row : rows) {
     if (row.situation != situation || !calibrate_on(row)) continue;
     pooled.push_back(row.r());
-    pooled_groups[GroupOf(row) + "/" + sim::RegimeName(row.regime)].push_back(row.r());
+    pooled_groups[UnitOf(row)].push_back(row.r());
     if (row.regime == regime) {
       own.push_back(row.r());
-      own_groups[GroupOf(row)].push_back(row.r());
+      own_groups[UnitOf(row)].push_back(row.r());
       devices.insert(row.device);
     }
   }
@@ -101,13 +100,8 @@ ErrorBand BandOf(const std::vector<ResidualRow>& rows, Regime regime, Situation 
     for (double r : g) dev.push_back(std::abs(r - m));
   }
   std::sort(dev.begin(), dev.end());
-  const auto one_sided = [&](double alpha) {
-    const auto n = static_cast<double>(dev.size());
-    const auto k = static_cast<size_t>(std::ceil((n + 1) * (1 - alpha) - 1e-9));
-    return k > dev.size() ? dev.back() : dev[k - 1];
-  };
-  b.within80 = one_sided(0.20);
-  b.within95 = one_sided(0.05);
+  b.within80 = ConformalUpper(dev, 0.80);
+  b.within95 = ConformalUpper(dev, 0.95);
   return b;
 }
 
@@ -157,17 +151,18 @@ std::vector<Pair> MakePairs(const std::vector<ResidualRow>& rows) {
   return pairs;
 }
 
-// Bands for every (regime, situation) calibrated on the rows that pass `keep`.
+// Bands for every (regime, situation) calibrated on the rows that pass `keep`: every regime of
+// each situation that has kept rows.
 template <class Keep>
 std::map<std::pair<Regime, Situation>, ErrorBand> AllBands(const std::vector<ResidualRow>& rows,
                                                            Keep keep) {
+  std::set<Situation> present;
+  for (const auto& row : rows) {
+    if (keep(row)) present.insert(row.situation);
+  }
   std::map<std::pair<Regime, Situation>, ErrorBand> out;
-  for (Regime g : kRegimes) {
-    for (Situation s : kSituations) {
-      bool any = false;
-      for (const auto& row : rows) any = any || (row.situation == s && keep(row));
-      if (any) out[{g, s}] = BandOf(rows, g, s, keep);
-    }
+  for (Situation s : present) {
+    for (Regime g : kRegimes) out[{g, s}] = BandOf(rows, g, s, keep);
   }
   return out;
 }
@@ -179,11 +174,8 @@ std::map<std::pair<bool, Situation>, double> Correlations(const std::vector<Resi
                                                           const std::vector<Pair>& pairs,
                                                           Keep keep) {
   std::map<std::string, std::vector<double>> groups;
-  const auto key = [](const ResidualRow& r) {
-    return GroupOf(r) + "/" + sim::RegimeName(r.regime) + "/" + sim::SituationName(r.situation);
-  };
   for (const auto& r : rows) {
-    if (keep(r)) groups[key(r)].push_back(r.r());
+    if (keep(r)) groups[UnitOf(r)].push_back(r.r());
   }
   std::map<std::string, double> median;
   for (const auto& [k, v] : groups) median[k] = Median(v);
@@ -192,7 +184,8 @@ std::map<std::pair<bool, Situation>, double> Correlations(const std::vector<Resi
     const auto& a = rows[p.a];
     const auto& b = rows[p.b];
     if (!keep(a) || !keep(b)) continue;
-    sums[{p.cross_chip, a.situation}].Add(a.r() - median.at(key(a)), b.r() - median.at(key(b)));
+    sums[{p.cross_chip, a.situation}].Add(a.r() - median.at(UnitOf(a)),
+                                          b.r() - median.at(UnitOf(b)));
   }
   std::map<std::pair<bool, Situation>, double> out;
   for (const auto& [k, s] : sums) out[k] = s.Rho();
@@ -224,16 +217,14 @@ PairModels FitPairModels(const std::vector<ResidualRow>& rows, const std::vector
     pm.rho = r == rho.end() ? 0.0 : r->second;
     out[key] = pm;
     const sim::Interval i = sim::RatioInterval(1.0, ba->second, bb->second, pm, !p.cross_chip);
-    // The log of measured / predicted ratio against the interval's log ends around its centre.
+    // ln(measured / predicted ratio) against the interval's log ends, from its centre (the
+    // log-ratio the bands' centres predict): the share of the half-width it uses.
     const double x = -(a.r() - b.r());
-    const double centre = 0.5 * (std::log(i.lo80) + std::log(i.hi80));
+    const double c = p.cross_chip ? bb->second.center - ba->second.center : 0.0;
     const auto score = [&](double lo, double hi) {
-      const double c =
-          std::log(i.point) + (p.cross_chip ? -(ba->second.center - bb->second.center) : 0.0);
       return x >= c ? (x - c) / std::max(1e-12, std::log(hi) - c)
                     : (c - x) / std::max(1e-12, c - std::log(lo));
     };
-    (void)centre;
     scores[key].first.push_back(score(i.lo80, i.hi80));
     scores[key].second.push_back(score(i.lo95, i.hi95));
   }
@@ -241,11 +232,7 @@ PairModels FitPairModels(const std::vector<ResidualRow>& rows, const std::vector
     for (const bool is80 : {true, false}) {
       std::vector<double>& v = is80 ? s.first : s.second;
       std::sort(v.begin(), v.end());
-      const double level = is80 ? 0.80 : 0.95;
-      const auto n = static_cast<double>(v.size());
-      const auto k = static_cast<size_t>(std::ceil((n + 1) * level - 1e-9));
-      const double f = k > v.size() ? v.back() : v[k - 1];
-      (is80 ? out[key].scale80 : out[key].scale95) = f;
+      (is80 ? out[key].scale80 : out[key].scale95) = ConformalUpper(v, is80 ? 0.80 : 0.95);
     }
   }
   return out;
@@ -463,15 +450,11 @@ sim::ErrorModel BuildErrorModel(const std::vector<ResidualRow>& rows) {
   if (rows.empty()) throw InputError("no residual rows");
   sim::ErrorModel m;
   const auto all = [](const ResidualRow&) { return true; };
-  for (Regime g : kRegimes) {
-    for (Situation s : kSituations) {
-      bool any = false;
-      for (const auto& row : rows) any = any || row.situation == s;
-      if (!any) {
-        throw InputError(std::string("no residual rows for situation '") + sim::SituationName(s) +
-                         "' in any regime");
-      }
-      m.bands[{g, s}] = BandOf(rows, g, s, all);
+  m.bands = AllBands(rows, all);
+  for (Situation s : kSituations) {
+    if (m.bands.count({Regime::kLargeBatchGpu, s}) == 0) {
+      throw InputError(std::string("no residual rows for situation '") + sim::SituationName(s) +
+                       "' in any regime");
     }
   }
   const std::vector<Pair> pairs = MakePairs(rows);
@@ -542,9 +525,12 @@ std::vector<PairCoverage> MeasurePairCoverage(const std::vector<ResidualRow>& ro
   std::map<std::set<std::string>,
            std::pair<std::map<std::pair<Regime, Situation>, ErrorBand>, PairModels>>
       held;
+  struct Tally {
+    double in80 = 0, in95 = 0, w80 = 0, w95 = 0;
+  };
   struct Acc {
     int pairs = 0;
-    double in80 = 0, in95 = 0, w80 = 0, w95 = 0, iin80 = 0, iin95 = 0, iw80 = 0, iw95 = 0;
+    std::array<Tally, 2> with;  // [0]: the pair model, [1]: as if independent
   };
   std::map<std::pair<bool, Situation>, Acc> acc;
   for (const auto& p : pairs) {
@@ -571,12 +557,11 @@ std::vector<PairCoverage> MeasurePairCoverage(const std::vector<ResidualRow>& ro
       const sim::Interval i =
           sim::RatioInterval(1.0, ba->second, bb->second, independent ? sim::PairModel{} : pm,
                              !independent && !p.cross_chip);
-      const double in80 = (measured >= i.lo80 && measured <= i.hi80) ? 1 : 0;
-      const double in95 = (measured >= i.lo95 && measured <= i.hi95) ? 1 : 0;
-      (independent ? x.iin80 : x.in80) += in80;
-      (independent ? x.iin95 : x.in95) += in95;
-      (independent ? x.iw80 : x.w80) += 100.0 * (i.hi80 - i.lo80);
-      (independent ? x.iw95 : x.w95) += 100.0 * (i.hi95 - i.lo95);
+      Tally& t = x.with[independent ? 1 : 0];
+      t.in80 += (measured >= i.lo80 && measured <= i.hi80) ? 1 : 0;
+      t.in95 += (measured >= i.lo95 && measured <= i.hi95) ? 1 : 0;
+      t.w80 += 100.0 * (i.hi80 - i.lo80);
+      t.w95 += 100.0 * (i.hi95 - i.lo95);
     }
   }
   std::vector<PairCoverage> out;
@@ -592,14 +577,16 @@ std::vector<PairCoverage> MeasurePairCoverage(const std::vector<ResidualRow>& ro
       const auto r = all_pm.find({cross_chip, s});
       c.rho = r == all_pm.end() ? 0.0 : r->second.rho;
       const double n = x.pairs;
-      c.cover80 = 100 * x.in80 / n;
-      c.cover95 = 100 * x.in95 / n;
-      c.width80 = x.w80 / n;
-      c.width95 = x.w95 / n;
-      c.independent_cover80 = 100 * x.iin80 / n;
-      c.independent_cover95 = 100 * x.iin95 / n;
-      c.independent_width80 = x.iw80 / n;
-      c.independent_width95 = x.iw95 / n;
+      const Tally& m = x.with[0];
+      const Tally& ind = x.with[1];
+      c.cover80 = 100 * m.in80 / n;
+      c.cover95 = 100 * m.in95 / n;
+      c.width80 = m.w80 / n;
+      c.width95 = m.w95 / n;
+      c.independent_cover80 = 100 * ind.in80 / n;
+      c.independent_cover95 = 100 * ind.in95 / n;
+      c.independent_width80 = ind.w80 / n;
+      c.independent_width95 = ind.w95 / n;
       out.push_back(c);
     }
   }

@@ -43,48 +43,29 @@ void PrintJson(const study::Comparison& cmp, const std::vector<sim::SimSetup>& s
 // Text: latency and speedup with their 80% intervals; CSV: the 80% and 95% ends as columns.
 Table ComparisonTable(const study::Comparison& cmp, bool csv) {
   const bool with = !cmp.columns.empty() && !cmp.columns.front().latency_interval.empty();
+  const auto append = [](std::vector<std::string>& to, std::vector<std::string> cells) {
+    to.insert(to.end(), cells.begin(), cells.end());
+  };
   std::vector<std::string> header{"member"};
   for (const auto& col : cmp.columns) {
     header.push_back(col.header);
     header.emplace_back("latency_ms");
-    if (with && csv) {
-      for (const char* k :
-           {"latency_lo80_ms", "latency_hi80_ms", "latency_lo95_ms", "latency_hi95_ms"}) {
-        header.emplace_back(k);
-      }
-    } else if (with) {
-      header.emplace_back("80% interval");
-    }
+    if (with) append(header, sim::IntervalHeader("latency_", "_ms", csv));
     if (col.baseline) {
       header.emplace_back("speedup");
-      if (with && csv) {
-        for (const char* k : {"speedup_lo80", "speedup_hi80", "speedup_lo95", "speedup_hi95"}) {
-          header.emplace_back(k);
-        }
-      } else if (with) {
-        header.emplace_back("80% interval");
-      }
+      if (with) append(header, sim::IntervalHeader("speedup_", "", csv));
     }
   }
-  const auto ends = [&](std::vector<std::string>& row, const sim::Interval& i, int digits,
-                        const std::string& suffix) {
-    if (csv) {
-      for (double v : {i.lo80, i.hi80, i.lo95, i.hi95}) row.push_back(FormatFixed(v, digits));
-    } else {
-      row.push_back("[" + FormatFixed(i.lo80, digits) + ", " + FormatFixed(i.hi80, digits) + "]" +
-                    suffix);
-    }
-  };
   Table t(header);
   for (size_t i = 0; i < cmp.lineup.members.size(); ++i) {
     std::vector<std::string> row{cmp.lineup.members[i]};
     for (const auto& col : cmp.columns) {
       row.push_back(cmp.lineup.models[col.lineup_column][i]);
       row.push_back(FormatFixed(col.latency_ms[i], 3));
-      if (with) ends(row, col.latency_interval[i], csv ? 4 : 2, "");
+      if (with) append(row, sim::IntervalCells(col.latency_interval[i], csv ? 4 : 2, csv));
       if (col.baseline) {
         row.push_back(FormatFixed(col.speedup[i], 3) + (csv ? "" : "x"));
-        if (with) ends(row, col.speedup_interval[i], 3, "");
+        if (with) append(row, sim::IntervalCells(col.speedup_interval[i], 3, csv));
       }
     }
     t.AddRow(row);
@@ -93,12 +74,11 @@ Table ComparisonTable(const study::Comparison& cmp, bool csv) {
   for (const auto& col : cmp.columns) {
     g.emplace_back("");
     g.emplace_back("");
-    if (with) {
-      for (int k = 0; k < (csv ? 4 : 1); ++k) g.emplace_back("");
-    }
+    if (with) g.resize(g.size() + sim::IntervalHeader("", "", csv).size());
     if (col.baseline) {
       g.push_back(FormatFixed(col.geomean_speedup, 3) + (csv ? "" : "x"));
-      if (with && col.geomean_interval) ends(g, *col.geomean_interval, 3, "");
+      if (with && col.geomean_interval)
+        append(g, sim::IntervalCells(*col.geomean_interval, 3, csv));
     }
   }
   t.AddRow(g);

@@ -38,11 +38,9 @@ void PrintPoints(const std::vector<RooflinePoint>& points, Format f, int batch) 
                                   "ridge_over_intensity",
                                   "achieved_tflop_per_s",
                                   "latency_ms"};
-  if (with && csv) {
-    header.insert(header.end(),
-                  {"latency_lo80_ms", "latency_hi80_ms", "latency_lo95_ms", "latency_hi95_ms"});
-  } else if (with) {
-    header.emplace_back("80% interval");
+  if (with) {
+    const auto cols = sim::IntervalHeader("latency_", "_ms", csv);
+    header.insert(header.end(), cols.begin(), cols.end());
   }
   Table t(header);
   std::vector<bool> right(header.size(), true);
@@ -61,12 +59,8 @@ void PrintPoints(const std::vector<RooflinePoint>& points, Format f, int batch) 
         FormatFixed(p.achieved_tflop_per_s, 2),
         FormatFixed(p.latency_ms, 3)};
     if (with) {
-      const sim::Interval& i = *p.latency_interval;
-      if (csv) {
-        for (double v : {i.lo80, i.hi80, i.lo95, i.hi95}) cells.push_back(FormatFixed(v, 3));
-      } else {
-        cells.push_back("[" + FormatFixed(i.lo80, 3) + ", " + FormatFixed(i.hi80, 3) + "]");
-      }
+      const auto ends = sim::IntervalCells(*p.latency_interval, 3, csv);
+      cells.insert(cells.end(), ends.begin(), ends.end());
     }
     t.AddRow(cells);
   }

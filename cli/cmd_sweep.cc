@@ -34,36 +34,23 @@ void PrintRows(const std::vector<SweepRow>& rows, Format f, const std::string& a
   }
   const bool with = rows.front().latency_interval.has_value();
   const bool csv = f == Format::kCsv;
+  const auto append = [](std::vector<std::string>& to, std::vector<std::string> cells) {
+    to.insert(to.end(), cells.begin(), cells.end());
+  };
   std::vector<std::string> header{"variant", "latency_ms"};
-  if (with && csv) {
-    header.insert(header.end(),
-                  {"latency_lo80_ms", "latency_hi80_ms", "latency_lo95_ms", "latency_hi95_ms"});
-  } else if (with) {
-    header.emplace_back("80% interval");
-  }
+  if (with) append(header, sim::IntervalHeader("latency_", "_ms", csv));
   header.insert(header.end(), {"throughput_img_per_s", "speedup"});
-  if (with && csv) {
-    header.insert(header.end(), {"speedup_lo80", "speedup_hi80", "speedup_lo95", "speedup_hi95"});
-  } else if (with) {
-    header.emplace_back("80% interval");
-  }
+  if (with) append(header, sim::IntervalHeader("speedup_", "", csv));
   header.insert(header.end(), {"matrix_pct", "vector_pct", "memory_pct", "overhead_pct"});
   Table t(header);
   t.SetRightAligned(std::vector<bool>(header.size(), true));
-  const auto ends = [&](std::vector<std::string>& cells, const sim::Interval& i, int digits) {
-    if (csv) {
-      for (double v : {i.lo80, i.hi80, i.lo95, i.hi95}) cells.push_back(FormatFixed(v, digits));
-    } else {
-      cells.push_back("[" + FormatFixed(i.lo80, digits) + ", " + FormatFixed(i.hi80, digits) + "]");
-    }
-  };
   for (const auto& row : rows) {
     const auto& r = row.report;
     std::vector<std::string> cells{row.label, FormatFixed(r.latency_s * 1e3, 3)};
-    if (with) ends(cells, *row.latency_interval, 3);
+    if (with) append(cells, sim::IntervalCells(*row.latency_interval, 3, csv));
     cells.push_back(FormatFixed(r.throughput_img_per_s, 1));
     cells.push_back(FormatFixed(row.speedup, 3));
-    if (with) ends(cells, *row.speedup_interval, 3);
+    if (with) append(cells, sim::IntervalCells(*row.speedup_interval, 3, csv));
     for (sim::Bound b :
          {sim::Bound::kMatrix, sim::Bound::kVector, sim::Bound::kMemory, sim::Bound::kOverhead}) {
       cells.push_back(FormatFixed(Pct(row, b), 1));
@@ -181,14 +168,14 @@ int RunSweep(const Args& args) {
   so.details = false;
   const auto status = StatusLine(/*print_updates_when_piped=*/true);
   bool shown = false;
-  std::vector<SweepRow> rows = study::Sweep(
-      selection.Load(), target, grid, so, [&status, &shown](size_t done, size_t total) {
+  const std::vector<SweepRow> rows = study::Sweep(
+      selection.Load(), target, grid, so, sim_sel.Intervals(),
+      [&status, &shown](size_t done, size_t total) {
         status("sweep: " + std::to_string(done) + " of " + std::to_string(total) + " variants",
                false);
         shown = true;
       });
   if (shown) status("sweep: " + std::to_string(rows.size()) + " variants simulated", true);
-  if (const sim::IntervalModel im = sim_sel.Intervals()) study::AddSweepIntervals(rows, target, im);
   PrintRows(rows, f, sim_sel.accel);
   if (!out.empty()) Emit(RenderSvg(SweepChart(rows, axes, sim_sel.accel)), out);
   return 0;

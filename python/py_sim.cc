@@ -191,9 +191,7 @@ sim::TimeSplit SplitFrom(const nlohmann::json& j) {
 // A report's interval in milliseconds, as `dcnas sim --format json` writes it; None without.
 py::object IntervalMs(const std::optional<sim::Interval>& interval) {
   if (!interval) return py::none();
-  nlohmann::json j = sim::IntervalToJson(*interval);
-  for (const char* k : {"lo80", "hi80", "lo95", "hi95"}) j[k] = j[k].get<double>() * kMs;
-  return ToPython(j);
+  return ToPython(sim::IntervalToJson(*interval, kMs));
 }
 
 nlohmann::json IdentityState(const sim::RunIdentity& r) {
@@ -531,8 +529,7 @@ py::object Sweep(const py::object& model, const py::dict& axes_dict, const std::
   std::vector<study::SweepRow> rows;
   {
     py::gil_scoped_release release;
-    rows = study::Sweep(graph, target, grid, so);
-    study::AddSweepIntervals(rows, target, {&sim::ShippedErrorModel()});
+    rows = study::Sweep(graph, target, grid, so, {&sim::ShippedErrorModel()});
   }
   return ToPython(study::SweepToJson(rows));
 }

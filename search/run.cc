@@ -150,8 +150,8 @@ struct SearchIntervals {
 };
 
 std::string IntervalText(const sim::Interval& i, int digits) {
-  return "80% [" + FormatFixed(i.lo80, digits) + ", " + FormatFixed(i.hi80, digits) + "], 95% [" +
-         FormatFixed(i.lo95, digits) + ", " + FormatFixed(i.hi95, digits) + "]";
+  return "80% " + sim::FormatRange(i.lo80, i.hi80, digits) + ", 95% " +
+         sim::FormatRange(i.lo95, i.hi95, digits);
 }
 
 nlohmann::json ReferencesJson(const SearchResult& result, const space::Space& space,

@@ -19,12 +19,6 @@
 namespace dcnas::sim {
 namespace {
 
-constexpr std::array<Regime, kNumRegimes> kRegimes{Regime::kLargeBatchGpu, Regime::kSmallBatchGpu,
-                                                   Regime::kTpu, Regime::kCpu,
-                                                   Regime::kTrainingGpu};
-constexpr std::array<Situation, kNumSituations> kSituations{
-    Situation::kFitted, Situation::kPooledTransfer, Situation::kChipTransfer, Situation::kDefaults};
-
 // The overrides the profile's fit ran with ("accelerator overrides during the fit: cores=1,
 // a100:hbm.bandwidth_gbps=2039" in its description), for `chip`.
 std::vector<std::string> FitOverrides(const std::string& description, const std::string& chip) {
@@ -48,9 +42,22 @@ std::vector<std::string> FitOverrides(const std::string& description, const std:
 
 std::string FormatOverride(const Override& o) { return o.path + "=" + o.value; }
 
-// Half-width of a difference of two correlated errors.
-double CombinedHalf(double ha, double hb, double rho) {
-  return std::sqrt(std::max(0.0, ha * ha + hb * hb - 2.0 * rho * ha * hb));
+// The chip file's name: a spec's name without the "[key=value,...]" its overrides add.
+std::string ChipFileName(const std::string& spec_name) {
+  return spec_name.substr(0, spec_name.find('['));
+}
+
+// The model's two pair tables by their file keys.
+template <class Model>
+auto PairTables(Model& m) {
+  return std::array{std::pair{"cross_chip", &m.cross_chip},
+                    std::pair{"cross_model", &m.cross_model}};
+}
+
+// Half-width of a difference of two errors with half-widths ha and hb whose parts wa and wb are
+// correlated by rho.
+double CombinedHalf(double ha, double hb, double wa, double wb, double rho) {
+  return std::sqrt(std::max(0.0, ha * ha + hb * hb - 2.0 * rho * wa * wb));
 }
 
 }  // namespace
@@ -100,9 +107,10 @@ Situation ClassifySituation(const SimSetup& setup) {
   const std::vector<std::string> chips = Split(c.device, '+');
   const bool pooled = chips.size() > 1;
   const Situation transfer = pooled ? Situation::kPooledTransfer : Situation::kChipTransfer;
-  // The chip file's name ("epyc-zen4[cores=1]" names the overrides too; they are judged below).
-  const std::string chip = setup.spec.name.substr(0, setup.spec.name.find('['));
+  // "epyc-zen4[cores=1]" names its overrides too; they are judged below.
+  const std::string chip = ChipFileName(setup.spec.name);
   if (std::find(chips.begin(), chips.end(), chip) == chips.end()) return transfer;
+  if (setup.overrides.empty()) return Situation::kFitted;
   const std::vector<std::string> own = FitOverrides(c.description, chip);
   for (const Override& o : setup.overrides) {
     if (std::find(own.begin(), own.end(), FormatOverride(o)) == own.end()) return transfer;
@@ -125,12 +133,11 @@ ErrorModel ParseErrorModel(const YAML::Node& root, const std::string& file) {
   m.file = file;
   m.generated = r.StringOr("generated", "");
   ConfigReader pairs = r.Map("pairs");
-  for (const char* kind : {"cross_chip", "cross_model"}) {
+  for (const auto& [kind, out] : PairTables(m)) {
     ConfigReader k = pairs.Map(kind);
-    auto& out = std::string(kind) == "cross_chip" ? m.cross_chip : m.cross_model;
     for (Situation s : kSituations) {
       ConfigReader e = k.Map(SituationName(s));
-      PairModel& pm = out[static_cast<size_t>(s)];
+      PairModel& pm = (*out)[static_cast<size_t>(s)];
       pm.rho = e.Number("rho", -1.0, 1.0);
       pm.scale80 = e.Number("scale80", 0.0, 100.0);
       pm.scale95 = e.Number("scale95", 0.0, 100.0);
@@ -181,11 +188,10 @@ std::string ErrorModelToYaml(const ErrorModel& m) {
        "# made and what it covers: calibrate/README.md, \"Prediction intervals\".\n";
   o << "generated: \"" << m.generated << "\"\n";
   o << "pairs:\n";
-  for (const char* kind : {"cross_chip", "cross_model"}) {
-    const auto& v = std::string(kind) == "cross_chip" ? m.cross_chip : m.cross_model;
+  for (const auto& [kind, v] : PairTables(m)) {
     o << "  " << kind << ":\n";
     for (Situation s : kSituations) {
-      const PairModel& pm = v[static_cast<size_t>(s)];
+      const PairModel& pm = (*v)[static_cast<size_t>(s)];
       o << "    " << SituationName(s) << ": {rho: " << FormatFixed(pm.rho, 4)
         << ", scale80: " << FormatFixed(pm.scale80, 4)
         << ", scale95: " << FormatFixed(pm.scale95, 4) << "}\n";
@@ -235,17 +241,14 @@ Interval RatioInterval(double predicted_ratio, const ErrorBand& a, const ErrorBa
   double c = 0;
   double up80 = 0, down80 = 0, up95 = 0, down95 = 0;
   if (same_chip) {
-    up80 = down80 = CombinedHalf(a.within80, b.within80, rho);
-    up95 = down95 = CombinedHalf(a.within95, b.within95, rho);
+    up80 = down80 = CombinedHalf(a.within80, b.within80, a.within80, b.within80, rho);
+    up95 = down95 = CombinedHalf(a.within95, b.within95, a.within95, b.within95, rho);
   } else {
-    const auto half = [&](double ha, double hb, double wa, double wb) {
-      return std::sqrt(std::max(0.0, ha * ha + hb * hb - 2.0 * rho * wa * wb));
-    };
     c = a.center - b.center;
-    up80 = half(a.hi80 - a.center, b.center - b.lo80, a.within80, b.within80);
-    down80 = half(a.center - a.lo80, b.hi80 - b.center, a.within80, b.within80);
-    up95 = half(a.hi95 - a.center, b.center - b.lo95, a.within95, b.within95);
-    down95 = half(a.center - a.lo95, b.hi95 - b.center, a.within95, b.within95);
+    up80 = CombinedHalf(a.hi80 - a.center, b.center - b.lo80, a.within80, b.within80, rho);
+    down80 = CombinedHalf(a.center - a.lo80, b.hi80 - b.center, a.within80, b.within80, rho);
+    up95 = CombinedHalf(a.hi95 - a.center, b.center - b.lo95, a.within95, b.within95, rho);
+    down95 = CombinedHalf(a.center - a.lo95, b.hi95 - b.center, a.within95, b.within95, rho);
   }
   up80 *= pair.scale80;
   down80 *= pair.scale80;
@@ -287,12 +290,12 @@ namespace {
 // Whether one chip is a what-if variant of the other (the same chip file, or one `extends` the
 // other): their biases are one chip's.
 bool SameSilicon(const SimSetup& a, const SimSetup& b) {
-  const auto base = [](const std::string& n) { return n.substr(0, n.find('[')); };
-  const auto in = [&](const std::string& name, const AcceleratorSpec& s) {
-    return base(s.name) == base(name) ||
-           std::find(s.extends_chain.begin(), s.extends_chain.end(), name) != s.extends_chain.end();
+  const std::string chip_a = ChipFileName(a.spec.name);
+  const std::string chip_b = ChipFileName(b.spec.name);
+  const auto extends = [](const AcceleratorSpec& s, const std::string& name) {
+    return std::find(s.extends_chain.begin(), s.extends_chain.end(), name) != s.extends_chain.end();
   };
-  return in(base(a.spec.name), b.spec) || in(base(b.spec.name), a.spec);
+  return chip_a == chip_b || extends(b.spec, chip_a) || extends(a.spec, chip_b);
 }
 
 }  // namespace
@@ -330,23 +333,35 @@ Interval IntervalModel::CrossModel(const SimSetup& setup, bool training, int bat
   return i;
 }
 
-nlohmann::json IntervalToJson(const Interval& i) {
-  return {{"lo80", i.lo80},     {"hi80", i.hi80},
-          {"lo95", i.lo95},     {"hi95", i.hi95},
-          {"regime", i.regime}, {"situation", i.situation},
-          {"source", i.source}, {"calibration_rows", i.rows}};
+nlohmann::json IntervalToJson(const Interval& i, double scale) {
+  return {{"lo80", i.lo80 * scale}, {"hi80", i.hi80 * scale},    {"lo95", i.lo95 * scale},
+          {"hi95", i.hi95 * scale}, {"regime", i.regime},        {"situation", i.situation},
+          {"source", i.source},     {"calibration_rows", i.rows}};
 }
 
 std::string IntervalLine(const Interval& i) {
-  const auto ms = [](double s) { return FormatFixed(s * 1e3, 3); };
-  return "  interval           [" + ms(i.lo80) + ", " + ms(i.hi80) + "] ms at 80%, [" + ms(i.lo95) +
-         ", " + ms(i.hi95) + "] ms at 95% (held-out error of " + i.regime + ", " + i.situation +
-         (i.source.rfind("own", 0) == 0 ? "" : "; " + i.source) + ")\n";
+  return "  interval           " + FormatRange(i.lo80 * 1e3, i.hi80 * 1e3, 3) + " ms at 80%, " +
+         FormatRange(i.lo95 * 1e3, i.hi95 * 1e3, 3) + " ms at 95% (held-out error of " + i.regime +
+         ", " + i.situation + (i.source.rfind("own", 0) == 0 ? "" : "; " + i.source) + ")\n";
 }
 
-std::string FormatInterval80(const Interval& i, int digits) {
-  return FormatFixed(i.point, digits) + " [" + FormatFixed(i.lo80, digits) + ", " +
-         FormatFixed(i.hi80, digits) + "]";
+std::string FormatRange(double lo, double hi, int digits) {
+  return "[" + FormatFixed(lo, digits) + ", " + FormatFixed(hi, digits) + "]";
+}
+
+std::vector<std::string> IntervalHeader(const std::string& prefix, const std::string& suffix,
+                                        bool csv) {
+  if (!csv) return {"80% interval"};
+  std::vector<std::string> out;
+  for (const char* end : {"lo80", "hi80", "lo95", "hi95"}) out.push_back(prefix + end + suffix);
+  return out;
+}
+
+std::vector<std::string> IntervalCells(const Interval& i, int digits, bool csv) {
+  if (!csv) return {FormatRange(i.lo80, i.hi80, digits)};
+  std::vector<std::string> out;
+  for (double v : {i.lo80, i.hi80, i.lo95, i.hi95}) out.push_back(FormatFixed(v, digits));
+  return out;
 }
 
 }  // namespace dcnas::sim

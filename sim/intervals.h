@@ -25,6 +25,9 @@ struct SimSetup;
 
 enum class Regime { kLargeBatchGpu, kSmallBatchGpu, kTpu, kCpu, kTrainingGpu };
 constexpr int kNumRegimes = 5;
+inline constexpr std::array<Regime, kNumRegimes> kRegimes{Regime::kLargeBatchGpu,
+                                                          Regime::kSmallBatchGpu, Regime::kTpu,
+                                                          Regime::kCpu, Regime::kTrainingGpu};
 // GPU inference at this batch or below is the small-batch regime (engine latency at 1-8).
 constexpr int kSmallBatchMax = 8;
 const char* RegimeName(Regime r);  // large-batch-gpu, small-batch-gpu, tpu, cpu, training-gpu
@@ -34,6 +37,8 @@ Regime ClassifyRegime(const std::string& kind, bool training, int batch);
 
 enum class Situation { kFitted, kPooledTransfer, kChipTransfer, kDefaults };
 constexpr int kNumSituations = 4;
+inline constexpr std::array<Situation, kNumSituations> kSituations{
+    Situation::kFitted, Situation::kPooledTransfer, Situation::kChipTransfer, Situation::kDefaults};
 // fitted: the chip is among the profile's fitted chips (its own rows, a new model);
 // pooled-transfer: a profile pooled over several chips, used on another chip or a what-if of one;
 // chip-transfer: one chip's profile on another chip or a what-if; defaults: no profile.
@@ -129,12 +134,18 @@ struct IntervalModel {
   explicit operator bool() const { return model != nullptr; }
 };
 
-// {"lo80", "hi80", "lo95", "hi95", "regime", "situation", "source"}.
-nlohmann::json IntervalToJson(const Interval& i);
+// {"lo80", "hi80", "lo95", "hi95", "regime", "situation", "source", "calibration_rows"}, the
+// four ends times `scale` (1e3: an interval in seconds written in milliseconds).
+nlohmann::json IntervalToJson(const Interval& i, double scale = 1.0);
 // The report line of a latency interval given in seconds: "  interval  [a, b] ms at 80%, [c, d]
 // ms at 95% (held-out error: REGIME, SITUATION)".
 std::string IntervalLine(const Interval& seconds);
-// "12.3 [11.0, 13.9]" (the 80% interval), with `digits` decimals.
-std::string FormatInterval80(const Interval& i, int digits);
+// "[11.0, 13.9]", with `digits` decimals.
+std::string FormatRange(double lo, double hi, int digits);
+// Table columns of an interval: in CSV its four ends (PREFIXlo80SUFFIX, PREFIXhi80SUFFIX, ...
+// lo95, hi95), in text one column "80% interval" holding FormatRange of the 80% ends.
+std::vector<std::string> IntervalHeader(const std::string& prefix, const std::string& suffix,
+                                        bool csv);
+std::vector<std::string> IntervalCells(const Interval& i, int digits, bool csv);
 
 }  // namespace dcnas::sim

@@ -99,11 +99,7 @@ std::string ReportToJson(const Report& r) {
   j["calibration"] = r.calibration;
   j["calibration_file"] = r.calibration_file;
   j["overrides"] = r.overrides;
-  if (r.interval) {
-    nlohmann::json i = IntervalToJson(*r.interval);
-    for (const char* k : {"lo80", "hi80", "lo95", "hi95"}) i[k] = i[k].get<double>() * kMs;
-    j["latency_interval_ms"] = i;
-  }
+  if (r.interval) j["latency_interval_ms"] = IntervalToJson(*r.interval, kMs);
   j["accelerator_extends"] = r.extends;
   char fp[17];
   std::snprintf(fp, sizeof(fp), "%016llx", static_cast<unsigned long long>(r.context_fingerprint));

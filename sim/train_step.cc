@@ -799,11 +799,7 @@ std::string TrainReportToJson(const TrainReport& r) {
   j["per_replica_batch"] = r.per_replica_batch;
   j["params"] = r.params;
   j["step_s"] = r.step_s;
-  if (r.interval) {
-    nlohmann::json i = IntervalToJson(*r.interval);
-    for (const char* k : {"lo80", "hi80", "lo95", "hi95"}) i[k] = i[k].get<double>() * 1e3;
-    j["step_interval_ms"] = i;
-  }
+  if (r.interval) j["step_interval_ms"] = IntervalToJson(*r.interval, 1e3);
   j["images_per_s"] = r.images_per_s;
   j["step_flops"] = r.step_flops;
   j["achieved_flops_per_s"] = r.achieved_flops_per_s;

@@ -35,9 +35,11 @@ double BoundPercent(const sim::Report& report, sim::Bound bound) {
 
 std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
                             const std::vector<std::vector<Override>>& grid,
-                            const sim::SimOptions& options, const SweepProgress& progress) {
+                            const sim::SimOptions& options, const sim::IntervalModel& intervals,
+                            const SweepProgress& progress) {
   if (grid.empty()) throw InputError("sweep: no variants (a swept key has no values)");
   std::vector<SweepRow> rows;
+  std::optional<sim::SimSetup> first;
   auto last = std::chrono::steady_clock::now();
   for (const auto& variant : grid) {
     if (progress && ProgressDue(last)) progress(rows.size(), grid.size());
@@ -50,32 +52,24 @@ std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& targe
     for (size_t b = 0; b < row.bound_pct.size(); ++b) {
       row.bound_pct[b] = BoundPercent(row.report, static_cast<sim::Bound>(b));
     }
+    row.speedup = rows.empty() ? 1.0 : rows.front().report.latency_s / row.report.latency_s;
+    if (intervals) {
+      const int batch = row.report.batch;
+      row.latency_interval = intervals.Latency(setup, false, batch, row.report.latency_s * 1e3);
+      if (first) {
+        row.speedup_interval = intervals.CrossChip(*first, setup, false, batch, row.speedup);
+      } else {
+        // The first variant against itself: exact.
+        first = setup;
+        sim::Interval same = *row.latency_interval;
+        same.point = same.lo80 = same.hi80 = same.lo95 = same.hi95 = row.speedup;
+        same.source = "the baseline itself";
+        row.speedup_interval = same;
+      }
+    }
     rows.push_back(std::move(row));
   }
-  const double base = rows.front().report.latency_s;
-  for (SweepRow& row : rows) row.speedup = base / row.report.latency_s;
   return rows;
-}
-
-void AddSweepIntervals(std::vector<SweepRow>& rows, const SweepTarget& target,
-                       const sim::IntervalModel& intervals) {
-  std::optional<sim::SimSetup> first;
-  for (auto& row : rows) {
-    sim::SimSetup setup =
-        sim::LoadSetup(target.accelerator, target.stack, target.calibration, row.overrides);
-    const int batch = row.report.batch;
-    row.latency_interval = intervals.Latency(setup, false, batch, row.report.latency_s * 1e3);
-    if (!first) {
-      // The first variant against itself: exact.
-      first = setup;
-      sim::Interval same = *row.latency_interval;
-      same.point = same.lo80 = same.hi80 = same.lo95 = same.hi95 = row.speedup;
-      same.source = "the baseline itself";
-      row.speedup_interval = same;
-      continue;
-    }
-    row.speedup_interval = intervals.CrossChip(*first, setup, false, batch, row.speedup);
-  }
 }
 
 nlohmann::json SweepToJson(const std::vector<SweepRow>& rows) {

@@ -37,8 +37,8 @@ struct SweepRow {
   sim::Report report;
   double speedup = 1.0;                             // first variant's latency / this latency
   std::array<double, sim::kNumBounds> bound_pct{};  // % of latency by sim::Bound
-  // Prediction intervals (AddSweepIntervals): the latency's (ms), and the speedup's over the
-  // first variant (a what-if against its own chip: sim::IntervalModel::CrossChip).
+  // Prediction intervals (Sweep with an error model): the latency's (ms), and the speedup's over
+  // the first variant.
   std::optional<sim::Interval> latency_interval;
   std::optional<sim::Interval> speedup_interval;
 };
@@ -53,15 +53,15 @@ struct SweepTarget {
 // Progress of a sweep: variants done, of total (called every few seconds on a long sweep).
 using SweepProgress = std::function<void(size_t done, size_t total)>;
 
-// Simulates `graph` once per variant of `grid` on `target` with that variant's overrides.
-// Throws InputError for an empty grid or a bad override.
+// Simulates `graph` once per variant of `grid` on `target` with that variant's overrides; with
+// `intervals`, each row's latency interval and its speedup's over the first variant (a what-if
+// against its own chip: sim::IntervalModel::CrossChip). Throws InputError for an empty grid or a
+// bad override.
 std::vector<SweepRow> Sweep(const models::Graph& graph, const SweepTarget& target,
                             const std::vector<std::vector<Override>>& grid,
-                            const sim::SimOptions& options, const SweepProgress& progress = {});
-
-// Fills the rows' intervals, each variant's setup loaded as Sweep loads it.
-void AddSweepIntervals(std::vector<SweepRow>& rows, const SweepTarget& target,
-                       const sim::IntervalModel& intervals);
+                            const sim::SimOptions& options,
+                            const sim::IntervalModel& intervals = {},
+                            const SweepProgress& progress = {});
 
 // The share of a report's latency bound by `bound`, in percent.
 double BoundPercent(const sim::Report& report, sim::Bound bound);
