@@ -34,9 +34,13 @@ ParameterSpec FitRange(const std::string& field, const sim::CalibrationParams& s
   ParameterSpec spec;
   spec.name = f.name;
   spec.meaning = f.doc;
-  const double value = start.*f.member;
+  double value = start.*f.member;
+  // gemm_efficiency 0 means "as matrix_efficiency": a fit of it starts there.
+  if (f.member == &sim::CalibrationParams::gemm_efficiency && value == 0) {
+    value = start.matrix_efficiency;
+  }
   if (f.max <= 1.0) {
-    spec.lower = f.min;
+    spec.lower = std::max(f.min, 1e-3);
     spec.upper = f.max;
   } else {
     if (!(value > 0)) {

@@ -24,11 +24,15 @@ calibrate() {  # NAME then dcnas calibrate arguments
     --residuals "$rep/$name.residuals.csv" | tee "$rep/$name.txt"
 }
 
-# GPUs, large-batch throughput in eager PyTorch (timm, PyTorch 2.4.0, NCHW, AMP fp16).
+# GPUs, large-batch throughput in eager PyTorch (timm, PyTorch 2.4.0, NCHW, AMP fp16): the
+# convnets and the attention-free MLP families (MLP-Mixer, ResMLP: their GEMMs are cuBLAS's, so
+# gemm_efficiency is fitted beside the convolutions' matrix_efficiency). The transformer families
+# stay out of these fits (scripts/transformer_holdout.sh scores them).
+gpu_fit=(--fit matrix_efficiency,gemm_efficiency,vector_efficiency,memory_efficiency,overlap,kernel_overhead_scale)
 calibrate rtx-4090-pytorch-eager-fp16 --accel rtx-4090 --stack pytorch-eager --precision fp16 \
-  --measurements $m/timm_rtx4090.csv "${timm[@]}"
+  --measurements $m/timm_rtx4090.csv $m/timm_mlp_mixers.csv "${timm[@]}" "${gpu_fit[@]}"
 calibrate rtx-3090-pytorch-eager-fp16 --accel rtx-3090 --stack pytorch-eager --precision fp16 \
-  --measurements $m/timm_rtx3090.csv "${timm[@]}"
+  --measurements $m/timm_rtx3090.csv $m/timm_mlp_mixers.csv "${timm[@]}" "${gpu_fit[@]}"
 # V100: large-batch eager PyTorch fp32 (pycls RegNet/ResNet/EfficientNet + NVIDIA DLE), AMP fp16
 # (NVIDIA DLE), and TensorRT fp32 engine latency at batch 1/4/8 (PaddleClas).
 calibrate v100-pytorch-eager-fp32 --accel v100 --stack pytorch-eager --precision fp32 \
@@ -103,6 +107,11 @@ echo "== transfer rtx-4090 -> rtx-3090"
   --measurements $m/timm_rtx3090.csv "${timm[@]}" \
   --evaluate $out/rtx-4090-pytorch-eager-fp16.yaml --chart "$rep/transfer-rtx4090-to-rtx3090.parity.svg" \
   | tee "$rep/transfer-rtx4090-to-rtx3090.txt"
+
+# The transformer families, held out of every profile above (calibrate/README.md, "Transformers,
+# held out").
+echo "== transformers held out"
+scripts/transformer_holdout.sh "$build"
 
 # The prediction intervals: calibrated on the held-out residual tables (the profiles' reports
 # above and scripts/interval_residuals.sh), with their held-out coverage.

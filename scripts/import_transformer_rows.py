@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Imports the timm inference rows of the transformer and ConvNeXt families dcnas builds
-(models/zoo/transformers.cc) into data/measurements/timm_transformers.csv.
+(models/zoo/transformers.cc) into data/measurements/timm_transformers.csv, and those of the
+attention-free MLP families (MLP-Mixer, ResMLP) into data/measurements/timm_mlp_mixers.csv.
 
 These rows were left out of the CNN import (scripts/import_measurements.py reads timm's CNN
 families only; bookkeeping/excluded.csv lists the transformers it met elsewhere as "no dcnas zoo
@@ -43,6 +44,21 @@ MAP = {
     'convnext_large': 'convnext-large',
 }
 
+# The MLP families (their own file: the GPU profiles fit them; the transformers stay held out).
+MIXERS = {
+    'mixer_s32_224': 'mixer-s32',
+    'mixer_s16_224': 'mixer-s16',
+    'mixer_b32_224': 'mixer-b32',
+    'mixer_b16_224': 'mixer-b16',
+    'mixer_l32_224': 'mixer-l32',
+    'mixer_l16_224': 'mixer-l16',
+    'resmlp_12_224': 'resmlp-12',
+    'resmlp_24_224': 'resmlp-24',
+    'resmlp_36_224': 'resmlp-36',
+    'resmlp_big_24_224': 'resmlp-big-24',
+}
+OUTPUTS = (('timm_transformers.csv', MAP), ('timm_mlp_mixers.csv', MIXERS))
+
 COLUMNS = ['model', 'device', 'stack', 'precision', 'batch_size', 'image_size', 'latency_ms',
            'throughput_img_per_s', 'regime', 'source_id', 'source_ref', 'source_model',
            'source_device', 'source_precision', 'stack_version', 'layout', 'source_gmacs', 'notes']
@@ -54,6 +70,14 @@ def main(argv):
         return 0 if len(argv) >= 2 else 2
     src = argv[1]
     data = argv[2] if len(argv) > 2 else os.path.join(os.path.dirname(__file__), '..', 'data')
+    for out_name, mapping in OUTPUTS:
+        status = import_rows(src, data, out_name, mapping)
+        if status:
+            return status
+    return 0
+
+
+def import_rows(src, data, out_name, mapping):
     rows = []
     for device, (name, source_device) in FILES.items():
         path = os.path.join(src, 'timm', name)
@@ -62,7 +86,7 @@ def main(argv):
             return 2
         with open(path, newline='', encoding='utf-8') as f:
             for r in csv.DictReader(f):
-                model = MAP.get(r['model'])
+                model = mapping.get(r['model'])
                 if model is None:
                     continue
                 size = int(r['infer_img_size'])
@@ -85,7 +109,7 @@ def main(argv):
                     'notes': 'param_count %s M (timm)' % r['param_count']})
     rows.sort(key=lambda r: (r['device'], r['model'], int(r['image_size']), r['source_model'],
                              int(r['batch_size'])))
-    out = os.path.join(data, 'measurements', 'timm_transformers.csv')
+    out = os.path.join(data, 'measurements', out_name)
     with open(out + '.tmp', 'w', newline='', encoding='utf-8') as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator='\n')
         w.writeheader()

@@ -17,6 +17,9 @@ const std::vector<CalibrationField>& CalibrationFields() {
   static const std::vector<CalibrationField> kFields = {
       {"matrix_efficiency", &C::matrix_efficiency, 1e-3, 1,
        "achieved fraction of padded MXU/tensor-core MAC rate"},
+      {"gemm_efficiency", &C::gemm_efficiency, 0, 1,
+       "achieved fraction of padded tensor-core MAC rate in GEMM-library kernels (fully "
+       "connected, batched products; 0: matrix_efficiency)"},
       {"vector_efficiency", &C::vector_efficiency, 1e-3, 1, "achieved fraction of vector op rate"},
       {"memory_efficiency", &C::memory_efficiency, 1e-3, 1, "achieved fraction of HBM bandwidth"},
       {"core_stream_bytes_per_cycle", &C::core_stream_bytes_per_cycle, 0, 1e6,

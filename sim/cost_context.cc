@@ -28,6 +28,7 @@ cost::CostContext MakeCostContext(const AcceleratorSpec& spec, const StackProfil
   c.kernel_overhead_s = stack.kernel_overhead_us * 1e-6 * calibration.kernel_overhead_scale;
   c.matrix_supports_dtype = spec.MatrixSupports(dtype);
   c.alignment = stack.Alignment(dtype);
+  c.autocast = stack.autocast && (dtype == models::DType::kFp16 || dtype == models::DType::kBf16);
   uint64_t h = HashMix(spec.fingerprint, stack.fingerprint);
   h = HashMix(h, calibration.Fingerprint());
   c.fingerprint = HashMix(h, static_cast<uint64_t>(dtype));

@@ -9,11 +9,18 @@ bool IsMatrixClass(OpClass c) {
   return c == OpClass::kConv || c == OpClass::kDepthwise || c == OpClass::kFc;
 }
 
+// An attention score op that autocast promotes to fp32 (a bias from an fp32 parameter added
+// to the scores op by op): the model computes attention itself, not through the fused kernel.
+bool PromotedScores(const PreparedOp& op, const cost::CostContext& ctx) {
+  return ctx.autocast && op.amp_fp32 && (op.kind == OpKind::kAdd || op.kind == OpKind::kMul);
+}
+
 // Whether the stack's rules let `op` join a group anchored as `g` as an epilogue.
-bool EpilogueAllowed(const PreparedOp& op, const PlannedGroup& g, const StackProfile& s) {
+bool EpilogueAllowed(const PreparedOp& op, const PlannedGroup& g, const StackProfile& s,
+                     const cost::CostContext& ctx) {
   const bool chain = g.elementwise_anchor && s.fuse_elementwise_chains;
   // Attention: the scores' scale, mask and softmax, then the product with V.
-  const bool attention = g.attention_anchor && s.fuse_attention;
+  const bool attention = g.attention_anchor && s.fuse_attention && !PromotedScores(op, ctx);
   switch (op.kind) {
     case OpKind::kBatchNorm:
       return (g.matrix_anchor && s.fuse_batch_norm) || chain;
@@ -38,6 +45,111 @@ bool EpilogueAllowed(const PreparedOp& op, const PlannedGroup& g, const StackPro
   }
 }
 
+// The only consumer of prepared op `i`, as a prepared index, or -1.
+int SoleConsumer(const PreparedGraph& graph, size_t i) {
+  const PreparedOp& op = graph.ops[i];
+  if (op.num_consumers != 1) return -1;
+  return graph
+      .position[static_cast<size_t>(graph.consumers[static_cast<size_t>(op.first_consumer)])];
+}
+
+// Whether `op` is a view or data movement a fused attention kernel reads or writes in place.
+bool IsLayoutCopy(const PreparedOp& op) { return op.kind == OpKind::kTranspose; }
+
+// The ops that cost nothing: slices a concat reads in place, and the ops a fused attention
+// kernel absorbs (PyTorch's scaled_dot_product_attention, TensorRT's
+// MHA): the kernel reads Q, K and V through their strides (the head split's transposes), scales
+// the scores itself (a scalar multiply of Q) and writes its output in the layout the head merge
+// asks for (the transpose after the product with V). Found where Q x K^T, an optional scale or
+// mask, the softmax and the product with V form the chain the fusion rules then fuse.
+std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::CostContext& ctx,
+                                      const StackProfile& stack, bool enable_fusion) {
+  const size_t n = graph.ops.size();
+  std::vector<char> absorbed(n, 0);
+  // A slice read only by a concat is a view the concat reads in place (torch.roll's halves,
+  // Swin's patch-merging phases); a transpose read only by elementwise ops whose other operand
+  // is a whole tensor in the logical order is a view they read through its strides (an
+  // MLP-Mixer's token mixing added back to the tokens: the sum takes the tokens' layout).
+  for (size_t i = 0; i < n; ++i) {
+    const PreparedOp& op = graph.ops[i];
+    const int c = SoleConsumer(graph, i);
+    if (op.kind == OpKind::kSlice && c >= 0 &&
+        graph.ops[static_cast<size_t>(c)].kind == OpKind::kConcat) {
+      absorbed[i] = 1;
+    }
+    if (op.kind == OpKind::kTranspose && op.num_consumers > 0) {
+      bool elementwise = true;
+      for (int k = 0; k < op.num_consumers; ++k) {
+        const PreparedOp& user =
+            graph.op_by_id(graph.consumers[static_cast<size_t>(op.first_consumer + k)]);
+        bool whole_other = false;
+        for (int j = 0; j < user.num_inputs; ++j) {
+          const int q = graph.inputs[static_cast<size_t>(user.first_input + j)];
+          const PreparedOp& other = graph.op_by_id(q);
+          if (q != op.id && other.kind != OpKind::kTranspose &&
+              other.out_elements == user.out_elements) {
+            whole_other = true;
+          }
+        }
+        elementwise = elementwise && (user.kind == OpKind::kAdd || user.kind == OpKind::kMul) &&
+                      user.num_inputs == 2 && whole_other;
+      }
+      if (elementwise) absorbed[i] = 1;
+    }
+  }
+  if (!enable_fusion || !stack.fuse_attention) return absorbed;
+  for (size_t i = 0; i < n; ++i) {
+    if (graph.ops[i].kind != OpKind::kMatMul) continue;
+    // Walk the scores: elementwise scale or mask ops, then the softmax, then x V.
+    int at = SoleConsumer(graph, i);
+    while (at >= 0 && (graph.ops[static_cast<size_t>(at)].kind == OpKind::kAdd ||
+                       graph.ops[static_cast<size_t>(at)].kind == OpKind::kMul ||
+                       graph.ops[static_cast<size_t>(at)].cls == OpClass::kView)) {
+      if (PromotedScores(graph.ops[static_cast<size_t>(at)], ctx)) {
+        at = -1;
+        break;
+      }
+      at = SoleConsumer(graph, static_cast<size_t>(at));
+    }
+    if (at < 0 || graph.ops[static_cast<size_t>(at)].kind != OpKind::kSoftmax) continue;
+    const int pv = SoleConsumer(graph, static_cast<size_t>(at));
+    if (pv < 0 || graph.ops[static_cast<size_t>(pv)].kind != OpKind::kMatMul) continue;
+    // Q and K (the first product's operands) and V (the second's other operand).
+    std::vector<int> operands;
+    const PreparedOp& qk = graph.ops[i];
+    for (int k = 0; k < qk.num_inputs; ++k) {
+      operands.push_back(graph.inputs[static_cast<size_t>(qk.first_input + k)]);
+    }
+    const PreparedOp& av = graph.ops[static_cast<size_t>(pv)];
+    for (int k = 1; k < av.num_inputs; ++k) {
+      operands.push_back(graph.inputs[static_cast<size_t>(av.first_input + k)]);
+    }
+    for (int id : operands) {
+      auto p = static_cast<size_t>(graph.position[static_cast<size_t>(id)]);
+      // A scalar scale of Q (one element: a Python number), then the transpose before it.
+      const PreparedOp& first = graph.ops[p];
+      if (first.kind == OpKind::kMul && first.num_consumers == 1 && first.num_inputs == 2) {
+        int other = -1;
+        for (int k = 0; k < 2; ++k) {
+          const int q = graph.inputs[static_cast<size_t>(first.first_input + k)];
+          if (q != first.main_input) other = q;
+        }
+        if (other >= 0 && graph.op_by_id(other).out_elements == 1) {
+          absorbed[p] = 1;
+          p = static_cast<size_t>(graph.position[static_cast<size_t>(first.main_input)]);
+        }
+      }
+      if (IsLayoutCopy(graph.ops[p]) && graph.ops[p].num_consumers == 1) absorbed[p] = 1;
+    }
+    // The head merge after x V (through views).
+    int out = SoleConsumer(graph, static_cast<size_t>(pv));
+    if (out >= 0 && IsLayoutCopy(graph.ops[static_cast<size_t>(out)])) {
+      absorbed[static_cast<size_t>(out)] = 1;
+    }
+  }
+  return absorbed;
+}
+
 }  // namespace
 
 FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork>& work,
@@ -47,10 +159,20 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
   plan.group_of.assign(n, -1);
   plan.intermediate.assign(n, -1);
   plan.groups.reserve(n);
+  const std::vector<char> absorbed = AbsorbedByAttention(graph, ctx, stack, enable_fusion);
   for (size_t i = 0; i < n; ++i) {
     const PreparedOp& op = graph.ops[i];
-    if (op.cls == OpClass::kView) continue;
-    const cost::OpWork& w = work[i];
+    if (op.cls == OpClass::kView || absorbed[i]) continue;
+    cost::OpWork w = work[i];
+    // The fused attention kernel reads its operands at their own dtype: no autocast casts.
+    if (op.kind == OpKind::kMatMul && ctx.autocast) {
+      const int pidx = graph.position[static_cast<size_t>(op.main_input)];
+      const int gi = plan.group_of[static_cast<size_t>(pidx)];
+      if (gi >= 0 && plan.groups[static_cast<size_t>(gi)].attention_softmax) {
+        w.transpose_bytes = 0;
+        w.transpose_kernels = 0;
+      }
+    }
     bool fused = false;
     if (enable_fusion && op.main_input >= 0) {
       const int pidx = graph.position[static_cast<size_t>(op.main_input)];
@@ -69,16 +191,18 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
         const bool se_prologue = stack.fuse_se_multiply && op.pointwise_conv &&
                                  producer.kind == OpKind::kMul && producer.broadcast_mul &&
                                  g.terms.num_ops == 1;
-        const bool epilogue = EpilogueAllowed(op, g, stack);
+        const bool epilogue = EpilogueAllowed(op, g, stack, ctx);
         // A fused attention kernel is the library's own (flash attention, TensorRT's MHA), not
         // a generic fusion: the group-size limit does not apply to it.
-        const bool attention_kernel = g.attention_anchor && stack.fuse_attention;
+        const bool attention_kernel =
+            g.attention_anchor && stack.fuse_attention && !PromotedScores(op, ctx);
         if (acyclic && (epilogue || se_prologue) &&
             (g.terms.num_ops < stack.max_group_ops || attention_kernel)) {
           cost::GroupTerms alone;
           cost::AddToGroup(alone, graph, op, w, -1, ctx);
           cost::GroupTerms merged = g.terms;
           cost::AddToGroup(merged, graph, op, w, op.main_input, ctx);
+          if (attention_kernel) merged.attention = true;
           if (se_prologue) merged.class_scale = w.class_scale;
           const double apart =
               cost::FinishGroup(g.terms, ctx).total_s + cost::FinishGroup(alone, ctx).total_s;

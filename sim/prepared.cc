@@ -1,6 +1,7 @@
 #include "sim/prepared.h"
 
 #include <unordered_map>
+#include <vector>
 
 #include "common/config_tree.h"
 #include "common/errors.h"
@@ -75,6 +76,39 @@ uint64_t Signature(const models::Op& op, const models::Graph& g) {
   return HashShape(h, op.out.shape);
 }
 
+// Whether `op`'s output is fp32 under autocast, given its inputs' (`fp32`, by op id). The
+// input batch is taken at the run's dtype (its one cast is left out); a constant is a stored
+// fp32 parameter or buffer unless it holds one element (a Python scalar: no promotion); layer
+// norm and softmax run in fp32; an elementwise op or concat with an fp32 operand promotes;
+// matrix kernels return the 16-bit dtype; the rest keep their first input's dtype.
+bool AutocastFp32(const models::Op& op, const std::vector<char>& fp32) {
+  switch (op.kind) {
+    case OpKind::kInput:
+    case OpKind::kConv2d:
+    case OpKind::kFullyConnected:
+    case OpKind::kMatMul:
+      return false;
+    case OpKind::kConstant:
+      return op.out.shape.elements() > 1;
+    case OpKind::kLayerNorm:
+    case OpKind::kSoftmax:
+      return true;
+    case OpKind::kAdd:
+    case OpKind::kMul:
+    case OpKind::kConcat:
+      for (int in : op.inputs) {
+        if (fp32[static_cast<size_t>(in)]) return true;
+      }
+      return false;
+    default:
+      return !op.inputs.empty() && fp32[static_cast<size_t>(op.inputs[0])];
+  }
+}
+
+bool IsMatrixKind(OpKind k) {
+  return k == OpKind::kConv2d || k == OpKind::kFullyConnected || k == OpKind::kMatMul;
+}
+
 }  // namespace
 
 PreparedGraph Prepare(const models::Graph& graph) {
@@ -90,6 +124,12 @@ PreparedGraph Prepare(const models::Graph& graph) {
   for (size_t i = 0; i < order.size(); ++i) p.position[order[i]] = static_cast<int>(i);
   std::unordered_map<std::string, int> block_index;
   p.ops.reserve(order.size());
+  // Autocast dtypes (16-bit graphs): per op id, fp32 output; whether an fp32 tensor has been
+  // cast for a matrix kernel already (a projection the graph splits, e.g. attention's q, k and
+  // v, casts its input once).
+  const bool amp = info.dtype == models::DType::kFp16 || info.dtype == models::DType::kBf16;
+  std::vector<char> fp32(amp ? static_cast<size_t>(graph.size()) : 0, 0);
+  std::vector<char> cast(fp32.size(), 0);
   for (int id : order) {
     const models::Op& op = graph.op(id);
     PreparedOp po;
@@ -107,10 +147,34 @@ PreparedGraph Prepare(const models::Graph& graph) {
                              static_cast<double>(std::max<int64_t>(1, op.out.shape.n));
     po.first_input = static_cast<int>(p.inputs.size());
     po.num_inputs = static_cast<int>(op.inputs.size());
+    if (amp) {
+      po.amp_fp32 = AutocastFp32(op, fp32);
+      fp32[static_cast<size_t>(id)] = po.amp_fp32 ? 1 : 0;
+      po.amp_out_bytes = po.amp_fp32 ? po.out_elements * 4.0 : po.out_bytes;
+      if (po.cls == OpClass::kView) po.amp_out_bytes = 0;
+    }
     for (int in : op.inputs) {
       const auto& t = graph.op(in).out;
       p.inputs.push_back(in);
-      p.input_bytes.push_back(po.cls == OpClass::kView ? 0.0 : static_cast<double>(t.bytes()));
+      const double bytes = po.cls == OpClass::kView ? 0.0 : static_cast<double>(t.bytes());
+      p.input_bytes.push_back(bytes);
+      if (amp) {
+        const auto src = static_cast<size_t>(in);
+        const double elements = static_cast<double>(t.shape.elements());
+        if (!fp32[src] || po.cls == OpClass::kView) {
+          p.amp_input_bytes.push_back(bytes);
+        } else if (IsMatrixKind(op.kind)) {
+          // Read as the 16-bit copy a cast kernel wrote (4 bytes read, 2 written an element).
+          p.amp_input_bytes.push_back(bytes);
+          if (!cast[src]) {
+            cast[src] = 1;
+            po.amp_cast_bytes += 6.0 * elements;
+            po.amp_cast_kernels += 1;
+          }
+        } else {
+          p.amp_input_bytes.push_back(4.0 * elements);
+        }
+      }
       if (t.shape == op.out.shape && po.main_input < 0) po.main_input = in;
     }
     if (po.main_input < 0 && !op.inputs.empty()) po.main_input = op.inputs[0];
@@ -159,6 +223,12 @@ PreparedGraph Prepare(const models::Graph& graph) {
     if (inserted) p.blocks.push_back(PreparedBlock{op.block, op.stage});
     po.block = it->second;
     po.signature = Signature(op, graph);
+    if (amp) {
+      uint64_t bits = po.amp_fp32 ? 1U : 0U;
+      for (int in : op.inputs) bits = (bits << 1U) | (fp32[static_cast<size_t>(in)] ? 1U : 0U);
+      po.signature =
+          HashMix(HashMix(po.signature, bits), static_cast<uint64_t>(po.amp_cast_kernels));
+    }
     if (po.cls != OpClass::kView) {
       p.total_flops += po.flops;
       p.total_macs += po.macs;

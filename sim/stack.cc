@@ -32,7 +32,8 @@ void AddOptionalKeys(YAML::Node& root) {
                         {"intermediates_in_registers", "false"},
                         {"nchw_conv_transposes", "none"},
                         {"allreduce_overlap", "0"},
-                        {"rematerialize_elementwise", "false"}});
+                        {"rematerialize_elementwise", "false"},
+                        {"autocast", "false"}});
   const YAML::Node& read = root;
   if (read["fusion"] && read["fusion"].IsMap()) {
     YAML::Node fusion = root["fusion"];
@@ -72,7 +73,8 @@ uint64_t Fingerprint(const StackProfile& s) {
                      uint64_t{s.inter_kernel_reuse},
                      uint64_t{s.async_launch},
                      uint64_t{s.intermediates_in_registers},
-                     static_cast<uint64_t>(s.nchw_conv_transposes)}) {
+                     static_cast<uint64_t>(s.nchw_conv_transposes),
+                     uint64_t{s.autocast}}) {
     h = HashMix(h, v);
   }
   return h;
@@ -150,6 +152,7 @@ StackProfile ParseStack(YAML::Node root, const std::string& file) {
   s.winograd_tile = static_cast<int>(r.Integer("winograd_tile", 0, 6));
   s.inter_kernel_reuse = r.Bool("inter_kernel_reuse");
   s.async_launch = r.Bool("async_launch");
+  s.autocast = r.Bool("autocast");
   s.intermediates_in_registers = r.Bool("intermediates_in_registers");
   s.nchw_conv_transposes =
       r.OneOf<LayoutTransposes>("nchw_conv_transposes", {{"none", LayoutTransposes::kNone},

@@ -29,7 +29,8 @@ void RegisterMobileNets(ModelRegistry& registry);
 void RegisterEfficientNetV2(ModelRegistry& registry);
 
 // transformers.cc: ViT-B/16, B/32, L/16, DeiT-Ti/S (family "vit"), Swin-T/S/B ("swin"),
-// ConvNeXt-T/S/B/L ("convnext"), as torchvision builds them.
+// ConvNeXt-T/S/B/L ("convnext"), as torchvision builds them; MLP-Mixer S/B/L at 16 and 32 px
+// patches ("mixer") and ResMLP-12/24/36/big-24 ("resmlp"), as timm builds them.
 void RegisterTransformers(ModelRegistry& registry);
 
 // A RegNet design point (pycls REGNET config keys DEPTH, W0, WA, WM, GROUP_W, SE_R).

@@ -1,11 +1,14 @@
 // Vision transformers and ConvNeXt, built from the IR's tensor ops as torchvision 0.14 defines
 // them (vision_transformer.py, swin_transformer.py, convnext.py): ViT-B/16, B/32, L/16 and the
-// DeiT variants (DeiT-B is ViT-B/16; DeiT-S and -Ti narrower), Swin-T/S/B, ConvNeXt-T/S/B/L.
+// DeiT variants (DeiT-B is ViT-B/16; DeiT-S and -Ti narrower), Swin-T/S/B, ConvNeXt-T/S/B/L;
+// and the attention-free MLP-Mixer (S, B, L at 16 and 32 px patches) and ResMLP (12, 24, 36,
+// big-24) as timm's mlp_mixer.py defines them.
 // Tokens are [N, 1, T, D]; attention scores [N, heads, T, T].
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -57,6 +60,14 @@ int Patchify(GraphBuilder& b, int x, int64_t out, int k) {
   return b.Conv(x, out, k, o);
 }
 
+// A patchified model's resolution must be whole patches.
+void CheckPatch(const std::string& name, int resolution, int patch) {
+  if (resolution % patch != 0) {
+    throw InputError(name + ": resolution " + std::to_string(resolution) +
+                     " is not a multiple of the " + std::to_string(patch) + " px patch");
+  }
+}
+
 int Mlp(GraphBuilder& b, int x, int64_t hidden) {
   const int64_t dim = b.channels(x);
   int h = b.Act(b.FullyConnected(x, hidden, true), Activation::kGelu);
@@ -85,10 +96,7 @@ Graph BuildVit(const std::string& name, VitConfig c, const BuildOptions& options
   c.dim = Scaled(c.dim, options.width_scale, c.heads);
   c.mlp = Scaled(c.mlp, options.width_scale, 1);
   const int r = options.resolution;
-  if (r % c.patch != 0) {
-    throw InputError(name + ": resolution " + std::to_string(r) + " is not a multiple of the " +
-                     std::to_string(c.patch) + " px patch");
-  }
+  CheckPatch(name, r, c.patch);
   b.SetScope("stem", 0);
   int x = Patchify(b, b.Input(r, r, options.in_channels), c.dim, c.patch);  // [N, r/p, r/p, D]
   const int64_t n = options.batch;
@@ -272,6 +280,60 @@ Graph BuildConvNext(const std::string& name, const ConvNextConfig& c, const Buil
   return b.Finish();
 }
 
+// --- MLP-Mixer and ResMLP (timm mlp_mixer.py) ----------------------------------------------
+// Attention-free token mixers: every block is a token-mixing MLP over the transposed tokens and
+// a channel MLP, so their time is the GEMM library's (cuBLAS), the layer norms and the copies
+// around them: the rows that tell a GEMM's efficiency from a convolution's.
+
+struct MixerConfig {
+  int patch;
+  int blocks;
+  int64_t dim;
+  bool resmlp;  // ResMLP: affine norms, one linear over tokens, layer scale (Touvron et al.)
+};
+
+// timm's token-mixing linear on the transposed tokens (x = [N, 1, C, T]): F.linear on a
+// non-contiguous input runs as a matmul on a contiguous copy and a separate bias add.
+int TokenLinear(GraphBuilder& b, int x, int64_t out) {
+  return b.BiasAdd(b.FullyConnected(x, out, false));
+}
+
+// ResMLP's Affine (alpha * x + beta per channel, torch.addcmul): one per-channel kernel.
+int Affine(GraphBuilder& b, int x) { return b.BatchNorm(x); }
+
+Graph BuildMixer(const std::string& name, MixerConfig c, const BuildOptions& options) {
+  GraphBuilder b(name, options);
+  c.dim = Scaled(c.dim, options.width_scale, 1);
+  const int r = options.resolution;
+  CheckPatch(name, r, c.patch);
+  b.SetScope("stem", 0);
+  int x = Patchify(b, b.Input(r, r, options.in_channels), c.dim, c.patch);
+  const int64_t n = options.batch;
+  const int64_t t = b.type(x).shape.h * b.type(x).shape.w;
+  x = b.Reshape4(x, Shape{n, 1, t, c.dim});  // [N, 1, T, C]
+  auto norm = [&](int y) { return c.resmlp ? Affine(b, y) : b.LayerNorm(y); };
+  auto layer_scale = [&](int y) {
+    return c.resmlp ? b.Mul(y, b.Constant(Shape{1, 1, 1, c.dim})) : y;
+  };
+  for (int i = 0; i < c.blocks; ++i) {
+    b.SetScope("blocks." + std::to_string(i), i + 1);
+    // Token mixing: on [N, 1, C, T], back to [N, 1, T, C] (the add reads it in place).
+    int y = b.Transpose(norm(x), {0, 1, 3, 2});
+    if (c.resmlp) {
+      y = TokenLinear(b, y, t);
+    } else {
+      y = TokenLinear(b, y, c.dim / 2);
+      y = b.FullyConnected(b.Act(y, Activation::kGelu), t, true);
+    }
+    x = b.Add(x, layer_scale(b.Transpose(y, {0, 1, 3, 2})));
+    x = b.Add(x, layer_scale(Mlp(b, norm(x), 4 * c.dim)));
+  }
+  b.SetScope("head", c.blocks + 1);
+  x = b.GlobalPool(norm(x));
+  b.FullyConnected(x, options.num_classes, true);
+  return b.Finish();
+}
+
 template <typename Config, typename Build>
 void Add(ModelRegistry& registry, const std::string& name, const std::string& family,
          const std::string& description, Config config, Build build) {
@@ -306,6 +368,24 @@ void RegisterTransformers(ModelRegistry& registry) {
       SwinConfig{96, {2, 2, 18, 2}, {3, 6, 12, 24}}, BuildSwin);
   Add(registry, "swin-b", "swin", "Swin-B " + swin + "swin_b",
       SwinConfig{128, {2, 2, 18, 2}, {4, 8, 16, 32}}, BuildSwin);
+  const std::string mixer = "(Tolstikhin et al. 2021); timm mlp_mixer.py ";
+  for (const auto& [name, timm, config] :
+       {std::tuple{"mixer-s32", "mixer_s32_224", MixerConfig{32, 8, 512, false}},
+        std::tuple{"mixer-s16", "mixer_s16_224", MixerConfig{16, 8, 512, false}},
+        std::tuple{"mixer-b32", "mixer_b32_224", MixerConfig{32, 12, 768, false}},
+        std::tuple{"mixer-b16", "mixer_b16_224", MixerConfig{16, 12, 768, false}},
+        std::tuple{"mixer-l32", "mixer_l32_224", MixerConfig{32, 24, 1024, false}},
+        std::tuple{"mixer-l16", "mixer_l16_224", MixerConfig{16, 24, 1024, false}}}) {
+    Add(registry, name, "mixer", std::string("MLP-Mixer ") + mixer + timm, config, BuildMixer);
+  }
+  const std::string resmlp = "(Touvron et al. 2022); timm mlp_mixer.py ";
+  for (const auto& [name, timm, config] :
+       {std::tuple{"resmlp-12", "resmlp_12_224", MixerConfig{16, 12, 384, true}},
+        std::tuple{"resmlp-24", "resmlp_24_224", MixerConfig{16, 24, 384, true}},
+        std::tuple{"resmlp-36", "resmlp_36_224", MixerConfig{16, 36, 384, true}},
+        std::tuple{"resmlp-big-24", "resmlp_big_24_224", MixerConfig{8, 24, 768, true}}}) {
+    Add(registry, name, "resmlp", std::string("ResMLP ") + resmlp + timm, config, BuildMixer);
+  }
   const std::string cnx = "(Liu et al. 2022); torchvision convnext.py ";
   Add(registry, "convnext-tiny", "convnext", "ConvNeXt-T " + cnx + "convnext_tiny",
       ConvNextConfig{{96, 192, 384, 768}, {3, 3, 9, 3}}, BuildConvNext);

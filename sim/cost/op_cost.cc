@@ -97,7 +97,9 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
       const MatrixCycles mc =
           CountMatrixCycles(mapped.gemm, ctx, path, op.split_reduction, grouped_min_tile);
       w.unit = Unit::kMatrix;
-      w.matrix_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * p.matrix_efficiency);
+      const double efficiency =
+          op.cls == OpClass::kFc && p.gemm_efficiency > 0 ? p.gemm_efficiency : p.matrix_efficiency;
+      w.matrix_s = mapped.serial_groups * mc.cycles / (ctx.clock_hz * efficiency);
       w.utilization = mc.utilization;
       const LayoutTransposes rule = ctx.kernels.nchw_conv_transposes;
       if (op.cls == OpClass::kConv && TensorCores(ctx) && op.out_elements > 0 &&
@@ -131,6 +133,11 @@ void MatrixWork(const PreparedOp& op, const CostContext& ctx, OpWork& w) {
       break;
     }
   }
+  // Autocast: the casts of fp32 activation inputs, memory-bound kernels before this one.
+  if (ctx.autocast && op.amp_cast_kernels > 0) {
+    w.transpose_bytes += op.amp_cast_bytes;
+    w.transpose_kernels += op.amp_cast_kernels;
+  }
   // Bias (when the kernel has one) runs on the vector unit, as does a training kernel's
   // recomputed elementwise prologue (extra_vector_ops, counted in its FLOPs too).
   const double bias_elements = op.flops - 2.0 * op.macs - op.extra_vector_ops;
@@ -159,9 +166,10 @@ MatrixPath ChooseMatrixPath(const PreparedOp& op, const CostContext& ctx) {
   if (op.cls == OpClass::kConv && op.gemm.groups > 1) {
     on_matrix = on_matrix && rules.grouped_conv_unit == ExecUnit::kMatrix;
   }
-  // Batched activation products (attention) stay on the matrix unit when unaligned: the GEMM
-  // library pads them (cuBLAS on tensor cores), where a convolution library falls back.
-  if (on_matrix && rules.unaligned == UnalignedPolicy::kFallback && op.kind != OpKind::kMatMul &&
+  // GEMM-library kernels (fully connected layers, batched activation products) stay on the
+  // matrix unit when unaligned: the library pads them (cuBLAS on tensor cores), where a
+  // convolution library falls back.
+  if (on_matrix && rules.unaligned == UnalignedPolicy::kFallback && op.cls != OpClass::kFc &&
       Unaligned(GroupMapped(op, rules).gemm, ctx)) {
     on_matrix = false;
   }
@@ -320,6 +328,19 @@ double BytesWrittenBetween(const PreparedGraph& graph, int producer_id,
   return bytes;
 }
 
+namespace {
+
+// An input's and an output's HBM bytes as the run stores them (autocast's fp32 tensors).
+double InputBytes(const PreparedGraph& graph, size_t slot, const CostContext& ctx) {
+  return ctx.autocast && graph.has_autocast() ? graph.amp_input_bytes[slot]
+                                              : graph.input_bytes[slot];
+}
+double OutputBytes(const PreparedGraph& graph, const PreparedOp& op, const CostContext& ctx) {
+  return ctx.autocast && graph.has_autocast() ? op.amp_out_bytes : op.out_bytes;
+}
+
+}  // namespace
+
 void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp& op,
                 const OpWork& work, int intermediate_input, const CostContext& ctx) {
   if (terms.num_ops == 0) terms.class_scale = work.class_scale;
@@ -334,7 +355,7 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
     const size_t slot = static_cast<size_t>(op.first_input) + static_cast<size_t>(i);
     const int producer = graph.inputs[slot];
     if (producer == intermediate_input) continue;
-    const double bytes = graph.input_bytes[slot];
+    const double bytes = InputBytes(graph, slot, ctx);
     double resident = 0;
     if (ctx.kernels.inter_kernel_reuse && bytes > 0 &&
         graph.op_by_id(producer).cls != OpClass::kView) {
@@ -345,11 +366,12 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
     terms.hbm_bytes +=
         i == 0 ? (bytes - resident) + bytes * (work.input_passes - 1) : bytes - resident;
   }
-  terms.hbm_bytes += op.weight_bytes + op.out_bytes;
+  terms.hbm_bytes += op.weight_bytes + OutputBytes(graph, op, ctx);
   if (intermediate_input >= 0 && !graph.op_by_id(intermediate_input).kept_output) {
     const PreparedOp& p = graph.op_by_id(intermediate_input);
-    terms.hbm_bytes -= p.out_bytes;
-    terms.intermediate_bytes += p.out_bytes;
+    const double bytes = OutputBytes(graph, p, ctx);
+    terms.hbm_bytes -= bytes;
+    terms.intermediate_bytes += bytes;
     terms.held_per_image_bytes = std::max(terms.held_per_image_bytes, p.per_image_out_bytes);
   }
 }
@@ -357,7 +379,7 @@ void AddToGroup(GroupTerms& terms, const PreparedGraph& graph, const PreparedOp&
 GroupCost FinishGroup(const GroupTerms& t, const CostContext& ctx) {
   const CostParams& p = ctx.params;
   GroupCost g;
-  const bool in_registers = ctx.kernels.intermediates_in_registers;
+  const bool in_registers = ctx.kernels.intermediates_in_registers || t.attention;
   const bool fits = in_registers || t.held_per_image_bytes <= ctx.usable_hold_bytes;
   const double staged = in_registers ? 0.0 : 2.0 * t.intermediate_bytes;
   g.hbm_bytes = t.hbm_bytes + (fits ? 0.0 : staged);

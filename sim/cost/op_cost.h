@@ -34,6 +34,8 @@ struct CostContext {
   double usable_hold_bytes = 0;    // for holding fused intermediates (see FinishGroup)
   double kernel_overhead_s = 0;
   bool matrix_supports_dtype = false;
+  // The stack's autocast applies: KernelRules::autocast and a 16-bit float run.
+  bool autocast = false;
   int alignment = 0;
   uint64_t fingerprint = 0;  // spec, stack, calibration and dtype identity
 };
@@ -103,6 +105,9 @@ struct GroupTerms {
   int transpose_kernels = 0;
   double flops = 0;
   int num_ops = 0;
+  // A fused attention kernel (flash attention, TensorRT's MHA): its scores live in registers
+  // and shared memory, whatever the stack's rule for other fused intermediates.
+  bool attention = false;
 };
 
 // Bytes of an S-byte input still resident in the tensor-holding level when its consumer runs:

@@ -11,6 +11,10 @@ struct CostParams {
   double matrix_efficiency = 0.85;  // of the padded matrix-unit MAC rate
   double vector_efficiency = 0.70;  // of the vector unit's op rate
   double memory_efficiency = 0.80;  // of HBM peak bandwidth
+  // Of the padded matrix-unit MAC rate, for the GEMM library's kernels (fully connected layers
+  // and batched activation products: cuBLAS on GPUs) where they differ from the convolution
+  // library's (cuDNN); 0: matrix_efficiency for every matrix kernel.
+  double gemm_efficiency = 0;
   // DRAM bytes one core (SM) can stream per cycle, at most: the achieved HBM rate is
   // min(memory_efficiency x peak, cores x clock x this) (bytes in flight per core over the DRAM
   // latency, Little's law). 0: no per-core limit.

@@ -57,7 +57,14 @@ struct PreparedOp {
   // group still writes it to HBM (multi-output fusion) though its consumer in the group reads it
   // on chip. num_consumers then counts the consumers of the op's own phase only.
   bool kept_output = false;
-  uint64_t signature = 0;  // kind, attributes, shapes, dtype
+  // Under a stack's autocast (KernelRules::autocast, a 16-bit run; Prepare fills these for
+  // 16-bit graphs): whether the output is fp32, its bytes then, and the input casts a matrix
+  // kernel runs before it (bytes read and written, kernels).
+  bool amp_fp32 = false;
+  double amp_out_bytes = 0;
+  double amp_cast_bytes = 0;
+  int amp_cast_kernels = 0;
+  uint64_t signature = 0;  // kind, attributes, shapes, dtype (and the autocast dtypes)
 };
 
 // A block of the model (for per-block reports).
@@ -78,12 +85,16 @@ struct PreparedGraph {
   std::vector<int> position;    // op id -> index in ops
   std::vector<int> inputs;      // producer op ids
   std::vector<double> input_bytes;
+  // The same under autocast (parallel to input_bytes; empty when the graph is not 16-bit).
+  std::vector<double> amp_input_bytes;
   std::vector<int> consumers;  // consumer op ids
   std::vector<PreparedBlock> blocks;
   double total_flops = 0;
   double total_macs = 0;
   double compulsory_bytes = 0;  // sum of per-op counted bytes (no fusion, no reuse)
 
+  // Whether the autocast fields are filled (a 16-bit graph).
+  bool has_autocast() const { return amp_input_bytes.size() == input_bytes.size(); }
   // The op with graph id `id`.
   const PreparedOp& op_by_id(int id) const { return ops[static_cast<size_t>(position[id])]; }
 };

@@ -105,6 +105,12 @@ struct KernelRules {
   // Layout transposes around tensor-core convolutions of an NCHW stack (cuDNN's tensor-core
   // kernels compute in NHWC; an NCHW framework tensor is transposed in and out of each one).
   LayoutTransposes nchw_conv_transposes = LayoutTransposes::kNone;
+  // Mixed precision by autocast (PyTorch's torch.autocast, the AMP of timm's benchmark and
+  // NVIDIA's training scripts), for runs at fp16 or bf16: parameters stay fp32, layer norm and
+  // softmax return fp32, an elementwise op with an fp32 tensor operand returns fp32, and a
+  // matrix kernel casts each fp32 activation input to the 16-bit dtype in a kernel of its own
+  // (sim/README.md, "Autocast"). false: every tensor at the run's dtype.
+  bool autocast = false;
 };
 
 // A batch of `groups` independent GEMMs, each (m x k) * (k x n): a convolution as GEMM has

@@ -28,10 +28,11 @@ namespace {
 
 // Not imported measurements: dcnas's own CPU timings (host-cpu.csv, written by `dcnas measure`)
 // and GPU timings (own_h200.csv, written by scripts/measure_timm_gpu.py), and the transformer
-// rows (timm_transformers.csv, scripts/import_transformer_rows.py), checked separately below.
-// The importer's bookkeeping lives in measurements/bookkeeping/.
-const std::set<std::string> kNotImported = {"host-cpu.csv", "own_h200.csv",
-                                            "timm_transformers.csv"};
+// rows and the MLP-family rows (timm_transformers.csv, timm_mlp_mixers.csv,
+// scripts/import_transformer_rows.py), checked separately below. The importer's bookkeeping lives
+// in measurements/bookkeeping/.
+const std::set<std::string> kNotImported = {"host-cpu.csv", "own_h200.csv", "timm_transformers.csv",
+                                            "timm_mlp_mixers.csv"};
 
 std::vector<std::string> MeasurementFiles() {
   std::vector<std::string> files;
@@ -189,19 +190,25 @@ TEST_CASE("the model map names only zoo models", "[calibrate][golden]") {
   }
 }
 
-TEST_CASE("the transformer rows are zoo transformers on the profiles' conditions",
-          "[calibrate][golden]") {
-  const auto rows =
-      LoadMeasurements(DataPath("measurements/timm_transformers.csv"), RealVocabulary());
-  CHECK(rows.size() == 48);
-  const std::set<std::string> families = {"vit", "swin", "convnext"};
+// The rows of one timm table dcnas imports beside its CNN import: `count` rows of zoo models in
+// `families`, on the RTX 3090 / 4090 under the GPU profiles' conditions.
+void CheckTimmRows(const std::string& file, size_t count, const std::set<std::string>& families) {
+  const auto rows = LoadMeasurements(DataPath("measurements/" + file), RealVocabulary());
+  CHECK(rows.size() == count);
   for (const Measurement& m : rows) {
-    INFO(m.model << " " << m.device);
+    INFO(file << ": " << m.model << " " << m.device);
     CHECK(families.count(models::BuiltinModels().Get(m.model).family) == 1);
     CHECK((m.device == "rtx-3090" || m.device == "rtx-4090"));
     CHECK(m.stack == "pytorch-eager");
     CHECK(m.regime == "large_batch");
+    CHECK(m.Extra("stack_version") == "PyTorch 2.4.0 (cu124)");
   }
+}
+
+TEST_CASE("the transformer and MLP-family rows are zoo models on the profiles' conditions",
+          "[calibrate][golden]") {
+  CheckTimmRows("timm_transformers.csv", 48, {"vit", "swin", "convnext"});
+  CheckTimmRows("timm_mlp_mixers.csv", 20, {"mixer", "resmlp"});
 }
 
 TEST_CASE("the import summary accounts for every shipped row", "[calibrate][golden]") {

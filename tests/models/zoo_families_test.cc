@@ -495,4 +495,29 @@ TEST_CASE("transformers and ConvNeXt match torchvision's parameter and MAC count
         8 * CountGraph(BuiltinModels().Build("swin-t", BuildOptions{})).macs);
 }
 
+TEST_CASE("MLP-Mixer and ResMLP match timm's parameter and MAC counts", "[zoo]") {
+  // timm's benchmark tables (results/benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv):
+  // param_count in millions and infer_gmacs, both to two decimals. timm's MAC counter also
+  // counts the layer norms and GELUs, so its GMACs run up to 0.06 above the matrix MACs here.
+  const struct {
+    const char* name;
+    double mparams;
+    double gmacs;
+  } kCases[] = {
+      {"mixer-s32", 19.10, 1.00},        {"mixer-s16", 18.53, 3.79},   {"mixer-b32", 60.29, 3.24},
+      {"mixer-b16", 59.88, 12.62},       {"mixer-l32", 206.94, 11.27}, {"mixer-l16", 208.20, 44.60},
+      {"resmlp-12", 15.35, 3.01},        {"resmlp-24", 30.02, 5.96},   {"resmlp-36", 44.69, 8.91},
+      {"resmlp-big-24", 129.14, 100.23},
+  };
+  for (const auto& c : kCases) {
+    INFO(c.name);
+    const Graph g = BuiltinModels().Build(c.name, BuildOptions{});
+    const OpCounts t = CountGraph(g);
+    CHECK(std::round(static_cast<double>(t.params) / 1e4) / 1e2 == Approx(c.mparams).margin(1e-9));
+    const double gmacs = static_cast<double>(t.macs) / 1e9;
+    CHECK(gmacs <= c.gmacs + 0.005);
+    CHECK(gmacs >= c.gmacs - 0.06);
+  }
+}
+
 }  // namespace dcnas::models

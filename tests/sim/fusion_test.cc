@@ -187,36 +187,102 @@ TEST_CASE("fusion: the SE prologue needs the multiply alone in its group") {
 namespace dcnas::sim {
 namespace {
 
+// Attention over 64 tokens of 4 heads: q x k^T plus a bias (an fp32 parameter under autocast),
+// the softmax, x v, then a projection; the ids of its ops.
+struct BiasedAttention {
+  models::Graph graph;
+  int scores = -1;
+  int biased = -1;
+  int attn = -1;
+  int out = -1;
+  int proj = -1;
+};
+BiasedAttention BuildBiasedAttention(DType dtype) {
+  models::GraphInfo info;
+  info.model = "attention";
+  info.batch = 8;
+  info.dtype = dtype;
+  models::GraphBuilder b(info);
+  const int x = b.Input(1, 64, 96);
+  const int q = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
+  const int k = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
+  const int v = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
+  BiasedAttention a;
+  a.scores = b.MatMul(q, k, true);
+  a.biased = b.Add(a.scores, b.Constant(models::Shape{1, 4, 64, 64}));
+  a.attn = b.Softmax(a.biased);
+  a.out = b.MatMul(a.attn, v);
+  a.proj = b.FullyConnected(b.Reshape4(a.out, models::Shape{8, 1, 64, 96}), 96);
+  a.graph = b.Finish();
+  return a;
+}
+
 TEST_CASE("fusion: attention is one kernel where the stack fuses it, and five where it does not") {
   // q x k^T, a bias, the softmax, x v, then a projection that must stay apart.
+  const BiasedAttention a = BuildBiasedAttention(DType::kBf16);
+  const PreparedGraph p = Prepare(a.graph);
+  StackProfile stack = testing::FusingTestStack();
+  stack.max_group_ops = 1;  // no generic fusion at all (an eager stack)
+  stack.fuse_attention = true;
+  const FusionPlan fused = Plan(p, stack);
+  for (int id : {a.biased, a.attn, a.out}) {
+    CHECK(GroupOf(fused, p, id) == GroupOf(fused, p, a.scores));
+  }
+  CHECK(GroupOf(fused, p, a.proj) != GroupOf(fused, p, a.scores));
+  // The T x T scores and probabilities stay on chip.
+  CHECK(fused.intermediate[static_cast<size_t>(p.position[static_cast<size_t>(a.attn)])] ==
+        a.biased);
+  stack.fuse_attention = false;
+  const FusionPlan apart = Plan(p, stack);
+  CHECK(GroupOf(apart, p, a.attn) != GroupOf(apart, p, a.scores));
+  CHECK(GroupOf(apart, p, a.out) != GroupOf(apart, p, a.attn));
+}
+
+TEST_CASE("fusion: a fused attention kernel reads Q, K, V through their strides") {
+  // The head split's transposes and the scalar scale of Q are the kernel's own (PyTorch's
+  // scaled_dot_product_attention), as is the head merge after x V; apart, each is a kernel.
   models::GraphInfo info;
   info.model = "attention";
   info.batch = 8;
   info.dtype = DType::kBf16;
   models::GraphBuilder b(info);
   const int x = b.Input(1, 64, 96);
-  const int q = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
-  const int k = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
-  const int v = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 4, 64, 24});
-  const int scores = b.MatMul(q, k, true);
-  const int biased = b.Add(scores, b.Constant(models::Shape{1, 4, 64, 64}));
-  const int attn = b.Softmax(biased);
-  const int out = b.MatMul(attn, v);
-  const int proj = b.FullyConnected(b.Reshape4(out, models::Shape{8, 1, 64, 96}), 96);
+  auto head = [&]() {
+    const int p = b.Reshape4(b.FullyConnected(x, 96), models::Shape{8, 64, 4, 24});
+    return b.Transpose(p, {0, 2, 1, 3});
+  };
+  const int qt = head();
+  const int q = b.Mul(qt, b.Constant(models::Shape{1, 1, 1, 1}, false));
+  const int k = head();
+  const int v = head();
+  const int out = b.MatMul(b.Softmax(b.MatMul(q, k, true)), v);
+  const int merged = b.Transpose(out, {0, 2, 1, 3});
+  b.FullyConnected(b.Reshape4(merged, models::Shape{8, 1, 64, 96}), 96);
   const models::Graph g = b.Finish();
   const PreparedGraph p = Prepare(g);
-  StackProfile stack = testing::FusingTestStack();
-  stack.max_group_ops = 1;  // no generic fusion at all (an eager stack)
+  StackProfile stack = testing::EagerTestStack();
   stack.fuse_attention = true;
   const FusionPlan fused = Plan(p, stack);
-  for (int id : {biased, attn, out}) CHECK(GroupOf(fused, p, id) == GroupOf(fused, p, scores));
-  CHECK(GroupOf(fused, p, proj) != GroupOf(fused, p, scores));
-  // The T x T scores and probabilities stay on chip.
-  CHECK(fused.intermediate[static_cast<size_t>(p.position[static_cast<size_t>(attn)])] == biased);
+  for (int id : {qt, q, k, v, merged}) CHECK(GroupOf(fused, p, id) == -1);
   stack.fuse_attention = false;
   const FusionPlan apart = Plan(p, stack);
-  CHECK(GroupOf(apart, p, attn) != GroupOf(apart, p, scores));
-  CHECK(GroupOf(apart, p, out) != GroupOf(apart, p, attn));
+  for (int id : {qt, q, k, v, merged}) CHECK(GroupOf(apart, p, id) >= 0);
+}
+
+TEST_CASE("fusion: autocast keeps attention with an fp32 bias op by op") {
+  // A bias from an fp32 parameter promotes the scores to fp32 under autocast (timm's Swin
+  // computes that attention itself); without autocast the same graph is one fused kernel.
+  const BiasedAttention a = BuildBiasedAttention(DType::kFp16);
+  const PreparedGraph p = Prepare(a.graph);
+  StackProfile stack = testing::EagerTestStack();
+  stack.fuse_attention = true;
+  stack.autocast = true;
+  const FusionPlan promoted = Plan(p, stack);
+  CHECK(GroupOf(promoted, p, a.biased) != GroupOf(promoted, p, a.scores));
+  CHECK(GroupOf(promoted, p, a.attn) != GroupOf(promoted, p, a.biased));
+  stack.autocast = false;
+  const FusionPlan fused = Plan(p, stack);
+  CHECK(GroupOf(fused, p, a.attn) == GroupOf(fused, p, a.scores));
 }
 
 }  // namespace

@@ -64,6 +64,18 @@ TEST_CASE("ChooseMatrixPath: the matrix unit when the dtype, the stack and the c
   // Unaligned K: padded on the matrix unit (pad) or off it (fallback).
   CHECK(ChooseMatrixPath(k27, Context(gpu, inference, DType::kFp16)) == MatrixPath::kMatrixUnit);
   CHECK(ChooseMatrixPath(k27, Context(gpu, eager, DType::kFp16)) == MatrixPath::kVectorStream);
+  // A fully connected layer is the GEMM library's: it pads, whatever the convolutions do.
+  {
+    models::GraphInfo info;
+    info.model = "fc27";
+    info.batch = 2;
+    info.dtype = DType::kFp16;
+    models::GraphBuilder b(info);
+    b.FullyConnected(b.Input(1, 64, 27), 196);
+    const PreparedOp fc27 = LastOp(b.Finish());
+    REQUIRE(fc27.gemm.k == 27);
+    CHECK(ChooseMatrixPath(fc27, Context(gpu, eager, DType::kFp16)) == MatrixPath::kMatrixUnit);
+  }
   // Depthwise: where the stack says; never a tiled CUDA-core GEMM.
   CHECK(ChooseMatrixPath(Depthwise(DType::kBf16), Context(tpu, fusing, DType::kBf16)) ==
         MatrixPath::kMatrixUnit);
@@ -394,6 +406,52 @@ TEST_CASE("inter-kernel reuse: an input still resident in L2 is read at L2 bandw
     CHECK(c[1].onchip_bytes == Approx(u));
     CHECK(c[1].hbm_bytes == Approx(3 * s - u));
   }
+}
+
+TEST_CASE("autocast: fp32 norms, promotions and the casts before matrix kernels") {
+  // x -> layer norm -> fc, and an fc output plus an fp32 parameter (a position embedding) or
+  // a scalar: under autocast the norm writes fp32 (4 bytes an element), the fc first casts it
+  // (4 read, 2 written) in a kernel of its own, the parameter promotes the add, the scalar not.
+  models::GraphInfo info;
+  info.model = "amp";
+  info.batch = 4;
+  info.dtype = DType::kFp16;
+  models::GraphBuilder b(info);
+  const int x = b.Input(1, 64, 128);
+  const int norm = b.LayerNorm(x);
+  const int fc = b.FullyConnected(norm, 128);
+  const int promoted = b.Add(fc, b.Constant(models::Shape{1, 1, 64, 128}));
+  const int scaled = b.Mul(fc, b.Constant(models::Shape{1, 1, 1, 1}, false));
+  b.Add(promoted, scaled);
+  const models::Graph g = b.Finish();
+  const PreparedGraph p = Prepare(g);
+  REQUIRE(p.has_autocast());
+  const double elements = 4.0 * 64 * 128;
+  const PreparedOp& n = p.op_by_id(norm);
+  CHECK(n.amp_fp32);
+  CHECK(n.amp_out_bytes == 4 * elements);
+  CHECK(n.out_bytes == 2 * elements);
+  const PreparedOp& f = p.op_by_id(fc);
+  CHECK_FALSE(f.amp_fp32);
+  CHECK(f.amp_cast_kernels == 1);
+  CHECK(f.amp_cast_bytes == 6 * elements);
+  CHECK(p.op_by_id(promoted).amp_fp32);
+  CHECK_FALSE(p.op_by_id(scaled).amp_fp32);
+  // The stack decides: the same fc costs one cast kernel more under autocast.
+  const AcceleratorSpec gpu = testing::TensorCoreTestChip();
+  StackProfile eager = testing::EagerTestStack();
+  const cost::OpWork plain = cost::ComputeOpWork(f, Context(gpu, eager, DType::kFp16));
+  eager.autocast = true;
+  const cost::CostContext amp = Context(gpu, eager, DType::kFp16);
+  const cost::OpWork cast = cost::ComputeOpWork(f, amp);
+  CHECK(cast.transpose_kernels == plain.transpose_kernels + 1);
+  CHECK(cast.transpose_bytes == Approx(plain.transpose_bytes + 6 * elements));
+  // ... and the norm writes twice the bytes.
+  cost::GroupTerms terms;
+  cost::AddToGroup(terms, p, n, cost::ComputeOpWork(n, amp), -1, amp);
+  CHECK(terms.hbm_bytes == Approx(2 * elements + 4 * elements + n.weight_bytes));
+  // An fp32 run has no autocast: its tensors are fp32 already.
+  CHECK_FALSE(Context(gpu, eager, DType::kFp32).autocast);
 }
 
 }  // namespace
