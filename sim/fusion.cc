@@ -80,11 +80,12 @@ std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::Co
     if (op.kind == OpKind::kTranspose && op.num_consumers > 0) {
       bool elementwise = true;
       for (int k = 0; k < op.num_consumers; ++k) {
-        const PreparedOp& user =
-            graph.op_by_id(graph.consumers[static_cast<size_t>(op.first_consumer + k)]);
+        const PreparedOp& user = graph.op_by_id(
+            graph.consumers[static_cast<size_t>(op.first_consumer) + static_cast<size_t>(k)]);
         bool whole_other = false;
         for (int j = 0; j < user.num_inputs; ++j) {
-          const int q = graph.inputs[static_cast<size_t>(user.first_input + j)];
+          const int q =
+              graph.inputs[static_cast<size_t>(user.first_input) + static_cast<size_t>(j)];
           const PreparedOp& other = graph.op_by_id(q);
           if (q != op.id && other.kind != OpKind::kTranspose &&
               other.out_elements == user.out_elements) {
@@ -118,11 +119,13 @@ std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::Co
     std::vector<int> operands;
     const PreparedOp& qk = graph.ops[i];
     for (int k = 0; k < qk.num_inputs; ++k) {
-      operands.push_back(graph.inputs[static_cast<size_t>(qk.first_input + k)]);
+      operands.push_back(
+          graph.inputs[static_cast<size_t>(qk.first_input) + static_cast<size_t>(k)]);
     }
     const PreparedOp& av = graph.ops[static_cast<size_t>(pv)];
     for (int k = 1; k < av.num_inputs; ++k) {
-      operands.push_back(graph.inputs[static_cast<size_t>(av.first_input + k)]);
+      operands.push_back(
+          graph.inputs[static_cast<size_t>(av.first_input) + static_cast<size_t>(k)]);
     }
     for (int id : operands) {
       auto p = static_cast<size_t>(graph.position[static_cast<size_t>(id)]);
@@ -131,7 +134,8 @@ std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::Co
       if (first.kind == OpKind::kMul && first.num_consumers == 1 && first.num_inputs == 2) {
         int other = -1;
         for (int k = 0; k < 2; ++k) {
-          const int q = graph.inputs[static_cast<size_t>(first.first_input + k)];
+          const int q =
+              graph.inputs[static_cast<size_t>(first.first_input) + static_cast<size_t>(k)];
           if (q != first.main_input) other = q;
         }
         if (other >= 0 && graph.op_by_id(other).out_elements == 1) {

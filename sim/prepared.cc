@@ -160,7 +160,7 @@ PreparedGraph Prepare(const models::Graph& graph) {
       p.input_bytes.push_back(bytes);
       if (amp) {
         const auto src = static_cast<size_t>(in);
-        const double elements = static_cast<double>(t.shape.elements());
+        const auto elements = static_cast<double>(t.shape.elements());
         if (!fp32[src] || po.cls == OpClass::kView) {
           p.amp_input_bytes.push_back(bytes);
         } else if (IsMatrixKind(op.kind)) {
