@@ -35,12 +35,14 @@ ParameterSpec FitRange(const std::string& field, const sim::CalibrationParams& s
   spec.name = f.name;
   spec.meaning = f.doc;
   double value = start.*f.member;
-  // gemm_efficiency 0 means "as matrix_efficiency": a fit of it starts there.
-  if (f.member == &sim::CalibrationParams::gemm_efficiency && value == 0) {
-    value = start.matrix_efficiency;
+  double lower = f.min;
+  // gemm_efficiency 0 means "as matrix_efficiency": a fit of it starts there, above 0.
+  if (f.member == &sim::CalibrationParams::gemm_efficiency) {
+    if (value == 0) value = start.matrix_efficiency;
+    lower = 1e-3;
   }
   if (f.max <= 1.0) {
-    spec.lower = std::max(f.min, 1e-3);
+    spec.lower = lower;
     spec.upper = f.max;
   } else {
     if (!(value > 0)) {

@@ -5,10 +5,6 @@ namespace {
 
 using models::OpKind;
 
-bool IsMatrixClass(OpClass c) {
-  return c == OpClass::kConv || c == OpClass::kDepthwise || c == OpClass::kFc;
-}
-
 // An attention score op that autocast promotes to fp32 (a bias from an fp32 parameter added
 // to the scores op by op): the model computes attention itself, not through the fused kernel.
 bool PromotedScores(const PreparedOp& op, const cost::CostContext& ctx) {
@@ -53,19 +49,17 @@ int SoleConsumer(const PreparedGraph& graph, size_t i) {
       .position[static_cast<size_t>(graph.consumers[static_cast<size_t>(op.first_consumer)])];
 }
 
-// Whether `op` is a view or data movement a fused attention kernel reads or writes in place.
-bool IsLayoutCopy(const PreparedOp& op) { return op.kind == OpKind::kTranspose; }
-
-// The ops that cost nothing: slices a concat reads in place, and the ops a fused attention
-// kernel absorbs (PyTorch's scaled_dot_product_attention, TensorRT's
-// MHA): the kernel reads Q, K and V through their strides (the head split's transposes), scales
-// the scores itself (a scalar multiply of Q) and writes its output in the layout the head merge
-// asks for (the transpose after the product with V). Found where Q x K^T, an optional scale or
-// mask, the softmax and the product with V form the chain the fusion rules then fuse.
-std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::CostContext& ctx,
-                                      const StackProfile& stack, bool enable_fusion) {
+// The ops that cost nothing (1 in the result, per prepared index): data movement read in place
+// (below), and the ops a fused attention kernel absorbs (PyTorch's scaled_dot_product_attention,
+// TensorRT's MHA): the kernel reads Q, K and V through their strides (the head split's
+// transposes), scales the scores itself (a scalar multiply of Q) and writes its output in the
+// layout the head merge asks for (the transpose after the product with V). Found where Q x K^T,
+// an optional scale or mask, the softmax and the product with V form the chain the fusion rules
+// then fuse.
+std::vector<char> FreeOps(const PreparedGraph& graph, const cost::CostContext& ctx,
+                          const StackProfile& stack, bool enable_fusion) {
   const size_t n = graph.ops.size();
-  std::vector<char> absorbed(n, 0);
+  std::vector<char> free_op(n, 0);
   // A slice read only by a concat is a view the concat reads in place (torch.roll's halves,
   // Swin's patch-merging phases); a transpose read only by elementwise ops whose other operand
   // is a whole tensor in the logical order is a view they read through its strides (an
@@ -75,7 +69,7 @@ std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::Co
     const int c = SoleConsumer(graph, i);
     if (op.kind == OpKind::kSlice && c >= 0 &&
         graph.ops[static_cast<size_t>(c)].kind == OpKind::kConcat) {
-      absorbed[i] = 1;
+      free_op[i] = 1;
     }
     if (op.kind == OpKind::kTranspose && op.num_consumers > 0) {
       bool elementwise = true;
@@ -95,10 +89,10 @@ std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::Co
         elementwise = elementwise && (user.kind == OpKind::kAdd || user.kind == OpKind::kMul) &&
                       user.num_inputs == 2 && whole_other;
       }
-      if (elementwise) absorbed[i] = 1;
+      if (elementwise) free_op[i] = 1;
     }
   }
-  if (!enable_fusion || !stack.fuse_attention) return absorbed;
+  if (!enable_fusion || !stack.fuse_attention) return free_op;
   for (size_t i = 0; i < n; ++i) {
     if (graph.ops[i].kind != OpKind::kMatMul) continue;
     // Walk the scores: elementwise scale or mask ops, then the softmax, then x V.
@@ -139,19 +133,20 @@ std::vector<char> AbsorbedByAttention(const PreparedGraph& graph, const cost::Co
           if (q != first.main_input) other = q;
         }
         if (other >= 0 && graph.op_by_id(other).out_elements == 1) {
-          absorbed[p] = 1;
+          free_op[p] = 1;
           p = static_cast<size_t>(graph.position[static_cast<size_t>(first.main_input)]);
         }
       }
-      if (IsLayoutCopy(graph.ops[p]) && graph.ops[p].num_consumers == 1) absorbed[p] = 1;
+      if (graph.ops[p].kind == OpKind::kTranspose && graph.ops[p].num_consumers == 1)
+        free_op[p] = 1;
     }
     // The head merge after x V (through views).
     int out = SoleConsumer(graph, static_cast<size_t>(pv));
-    if (out >= 0 && IsLayoutCopy(graph.ops[static_cast<size_t>(out)])) {
-      absorbed[static_cast<size_t>(out)] = 1;
+    if (out >= 0 && graph.ops[static_cast<size_t>(out)].kind == OpKind::kTranspose) {
+      free_op[static_cast<size_t>(out)] = 1;
     }
   }
-  return absorbed;
+  return free_op;
 }
 
 }  // namespace
@@ -163,20 +158,11 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
   plan.group_of.assign(n, -1);
   plan.intermediate.assign(n, -1);
   plan.groups.reserve(n);
-  const std::vector<char> absorbed = AbsorbedByAttention(graph, ctx, stack, enable_fusion);
+  const std::vector<char> free_op = FreeOps(graph, ctx, stack, enable_fusion);
   for (size_t i = 0; i < n; ++i) {
     const PreparedOp& op = graph.ops[i];
-    if (op.cls == OpClass::kView || absorbed[i]) continue;
-    cost::OpWork w = work[i];
-    // The fused attention kernel reads its operands at their own dtype: no autocast casts.
-    if (op.kind == OpKind::kMatMul && ctx.autocast) {
-      const int pidx = graph.position[static_cast<size_t>(op.main_input)];
-      const int gi = plan.group_of[static_cast<size_t>(pidx)];
-      if (gi >= 0 && plan.groups[static_cast<size_t>(gi)].attention_softmax) {
-        w.transpose_bytes = 0;
-        w.transpose_kernels = 0;
-      }
-    }
+    if (op.cls == OpClass::kView || free_op[i]) continue;
+    const cost::OpWork& w = work[i];
     bool fused = false;
     if (enable_fusion && op.main_input >= 0) {
       const int pidx = graph.position[static_cast<size_t>(op.main_input)];
@@ -205,7 +191,13 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
           cost::GroupTerms alone;
           cost::AddToGroup(alone, graph, op, w, -1, ctx);
           cost::GroupTerms merged = g.terms;
-          cost::AddToGroup(merged, graph, op, w, op.main_input, ctx);
+          cost::OpWork in_group = w;
+          if (attention_kernel && op.kind == OpKind::kMatMul && ctx.autocast) {
+            // The fused attention kernel reads its operands at their own dtype: no casts.
+            in_group.transpose_bytes -= op.amp_cast_bytes;
+            in_group.transpose_kernels -= op.amp_cast_kernels;
+          }
+          cost::AddToGroup(merged, graph, op, in_group, op.main_input, ctx);
           if (attention_kernel) merged.attention = true;
           if (se_prologue) merged.class_scale = w.class_scale;
           const double apart =
@@ -213,7 +205,7 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
           const double together = cost::FinishGroup(merged, ctx).total_s;
           if (together <= apart) {
             g.terms = merged;
-            if (IsMatrixClass(op.cls)) {
+            if (cost::IsMatrixClass(op.cls)) {
               g.matrix_anchor = true;
               g.elementwise_anchor = false;
             }
@@ -229,7 +221,7 @@ FusionPlan PlanFusion(const PreparedGraph& graph, const std::vector<cost::OpWork
     if (!fused) {
       PlannedGroup g;
       g.anchor = static_cast<int>(i);
-      g.matrix_anchor = IsMatrixClass(op.cls);
+      g.matrix_anchor = cost::IsMatrixClass(op.cls);
       g.elementwise_anchor = op.cls == OpClass::kElementwise || op.cls == OpClass::kPool;
       g.attention_anchor = op.kind == OpKind::kMatMul;
       cost::AddToGroup(g.terms, graph, op, w, -1, ctx);

@@ -105,10 +105,6 @@ bool AutocastFp32(const models::Op& op, const std::vector<char>& fp32) {
   }
 }
 
-bool IsMatrixKind(OpKind k) {
-  return k == OpKind::kConv2d || k == OpKind::kFullyConnected || k == OpKind::kMatMul;
-}
-
 }  // namespace
 
 PreparedGraph Prepare(const models::Graph& graph) {
@@ -163,7 +159,7 @@ PreparedGraph Prepare(const models::Graph& graph) {
         const auto elements = static_cast<double>(t.shape.elements());
         if (!fp32[src] || po.cls == OpClass::kView) {
           p.amp_input_bytes.push_back(bytes);
-        } else if (IsMatrixKind(op.kind)) {
+        } else if (cost::IsMatrixClass(po.cls)) {
           // Read as the 16-bit copy a cast kernel wrote (4 bytes read, 2 written an element).
           p.amp_input_bytes.push_back(bytes);
           if (!cast[src]) {

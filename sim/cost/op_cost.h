@@ -48,8 +48,9 @@ struct OpWork {
   double utilization = 0;   // matrix-unit utilisation (0 when not on the matrix unit)
   double class_scale = 1;
   double extra_kernels = 0;  // launches beyond the group's one (per-group grouped convolutions)
-  // Layout transposes in and out of the kernel (KernelRules::nchw_conv_transposes): HBM bytes
-  // read and written by them, and their launches, serial with the kernel.
+  // Memory-bound kernels of their own beside this one, serial with it: layout transposes in and
+  // out of it (KernelRules::nchw_conv_transposes) and autocast's casts of its fp32 inputs
+  // (KernelRules::autocast); HBM bytes read and written by them, and their launches.
   double transpose_bytes = 0;
   int transpose_kernels = 0;
   Unit unit = Unit::kNone;
@@ -101,7 +102,7 @@ struct GroupTerms {
   double held_per_image_bytes = 0;  // largest intermediate of one image (streamed chain)
   double class_scale = 1;           // of the anchor (first op)
   double extra_kernels = 0;         // launches beyond one per group (OpWork::extra_kernels)
-  double transpose_bytes = 0;       // of the layout transposes (OpWork::transpose_bytes)
+  double transpose_bytes = 0;       // of the transposes and casts (OpWork::transpose_bytes)
   int transpose_kernels = 0;
   double flops = 0;
   int num_ops = 0;

@@ -143,5 +143,9 @@ enum class OpClass : uint8_t {
 };
 // The lower-case name of an op class ("conv", "data_movement", ...).
 const char* OpClassName(OpClass cls);
+// Whether ops of class `cls` are matrix kernels (convolutions, fully connected, products).
+inline bool IsMatrixClass(OpClass cls) {
+  return cls == OpClass::kConv || cls == OpClass::kDepthwise || cls == OpClass::kFc;
+}
 
 }  // namespace dcnas::sim::cost
