@@ -38,18 +38,28 @@ std::string InputShapes(const Graph& g, const models::Op& op) {
 int List(const Args& args) {
   po::options_description options("options");
   std::string format;
-  options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv");
+  bool prefixed = false;
+  options.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv")(
+      "prefixed", po::bool_switch(&prefixed),
+      "also the models made from data tables on first use (timm:<arch>: the published "
+      "MBConv-family networks)");
   po::variables_map vm;
-  if (!Parse(args, "dcnas models list [--format text|json|csv]",
+  if (!Parse(args, "dcnas models list [--prefixed] [--format text|json|csv]",
              "Lists the model zoo: name, family, native resolution and definition source.", options,
              {}, vm)) {
     return 0;
   }
   const Format f = ParseFormat(format);
   const auto& registry = models::BuiltinModels();
+  std::vector<std::string> names = registry.Names();
+  if (prefixed) {
+    for (const models::ModelPrefix& p : registry.prefixes()) {
+      for (const std::string& n : p.names()) names.push_back(n);
+    }
+  }
   if (f == Format::kJson) {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& name : registry.Names()) {
+    for (const auto& name : names) {
       const auto& e = registry.Get(name);
       j.push_back({{"name", e.name},
                    {"family", e.family},
@@ -60,7 +70,7 @@ int List(const Args& args) {
     return 0;
   }
   Table table({"model", "family", "resolution_px", "description"});
-  for (const auto& name : registry.Names()) {
+  for (const auto& name : names) {
     const auto& e = registry.Get(name);
     table.AddRow({e.name, e.family, std::to_string(e.native_resolution), e.description});
   }

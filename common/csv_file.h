@@ -1,5 +1,6 @@
-// Small CSV files with a header line and no quoting (published tables, score tables): the columns
-// by name and the rows, each checked to have the header's number of fields.
+// Small CSV files with a header line (published tables, score tables): the columns by name and the
+// rows, each checked to have the header's number of fields. A field may be double-quoted (commas
+// inside it, "" for a quote), within its line.
 #pragma once
 
 #include <map>

@@ -15,13 +15,55 @@ void ModelRegistry::Register(ModelEntry entry) {
   entries_.emplace(std::move(name), std::move(entry));
 }
 
+void ModelRegistry::RegisterPrefix(ModelPrefix prefix) {
+  if (prefix.prefix.empty()) throw InternalError("model prefix without a name");
+  for (const ModelPrefix& p : prefixes_) {
+    if (p.prefix.starts_with(prefix.prefix) || prefix.prefix.starts_with(p.prefix)) {
+      throw InternalError("model prefixes overlap: " + p.prefix + ", " + prefix.prefix);
+    }
+  }
+  prefixes_.push_back(std::move(prefix));
+}
+
+const ModelPrefix* ModelRegistry::PrefixOf(const std::string& name) const {
+  for (const ModelPrefix& p : prefixes_) {
+    if (name.starts_with(p.prefix)) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ModelRegistry::PrefixedNames(const std::string& name) const {
+  const ModelPrefix* p = PrefixOf(name);
+  return p == nullptr ? std::vector<std::string>{} : p->names();
+}
+
+bool ModelRegistry::Contains(const std::string& name) const {
+  if (entries_.count(name) > 0) return true;
+  const ModelPrefix* p = PrefixOf(name);
+  if (p == nullptr) return false;
+  const std::vector<std::string> names = p->names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 const ModelEntry& ModelRegistry::Get(const std::string& name) const {
   const auto it = entries_.find(name);
-  if (it == entries_.end()) {
-    throw InputError("unknown model '" + name + "'" + DidYouMean(name, order_) +
-                     " (`dcnas models list` shows all)");
+  if (it != entries_.end()) return it->second;
+  if (const ModelPrefix* p = PrefixOf(name); p != nullptr) {
+    const std::lock_guard<std::mutex> lock(resolved_->mutex);
+    if (const auto r = resolved_->entries.find(name); r != resolved_->entries.end()) {
+      return r->second;
+    }
+    const std::vector<std::string> names = p->names();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw InputError("unknown model '" + name + "'" + DidYouMean(name, names) + " (" +
+                       p->description + "; `dcnas models list --prefixed` shows all)");
+    }
+    ModelEntry entry = p->resolve(name);
+    entry.name = name;
+    return resolved_->entries.emplace(name, std::move(entry)).first->second;
   }
-  return it->second;
+  throw InputError("unknown model '" + name + "'" + DidYouMean(name, order_) +
+                   " (`dcnas models list` shows all)");
 }
 
 std::vector<std::string> ModelRegistry::Names() const { return order_; }

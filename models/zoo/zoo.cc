@@ -1,11 +1,14 @@
 #include "models/zoo/zoo.h"
 
+#include "models/zoo/timm.h"
+
 namespace dcnas::models {
 namespace zoo {
 
 void RegisterZoo(ModelRegistry& registry) {
   RegisterEfficientNets(registry);
   RegisterComparisonFamilies(registry);
+  timm::RegisterTimm(registry);
 }
 
 }  // namespace zoo
