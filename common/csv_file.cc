@@ -36,7 +36,8 @@ std::vector<std::string> SplitCsvLine(const std::string& line, const std::string
       fields.back() += ch;
     }
   }
-  if (quoted) throw InputError(where + ": unterminated quote in field " + std::to_string(fields.size()));
+  if (quoted)
+    throw InputError(where + ": unterminated quote in field " + std::to_string(fields.size()));
   return fields;
 }
 

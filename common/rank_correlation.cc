@@ -143,4 +143,28 @@ TauInterval BootstrapKendallTau(const std::vector<double>& a, const std::vector<
   return t;
 }
 
+MatchedTau SizeMatchedKendallTau(const std::vector<double>& a, const std::vector<double>& b,
+                                 const std::vector<double>& size, double ratio) {
+  if (a.size() != b.size() || a.size() != size.size()) {
+    throw InternalError("SizeMatchedKendallTau: lengths differ");
+  }
+  const double limit = std::log(ratio);
+  int64_t concordant = 0;
+  int64_t discordant = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (size_t j = i + 1; j < a.size(); ++j) {
+      if (!(size[i] > 0 && size[j] > 0) || std::fabs(std::log(size[i] / size[j])) > limit) continue;
+      const double s = (a[i] - a[j]) * (b[i] - b[j]);
+      if (s > 0) ++concordant;
+      if (s < 0) ++discordant;
+    }
+  }
+  MatchedTau m;
+  m.pairs = static_cast<size_t>(concordant + discordant);
+  m.tau = m.pairs == 0
+              ? std::nan("")
+              : static_cast<double>(concordant - discordant) / static_cast<double>(m.pairs);
+  return m;
+}
+
 }  // namespace dcnas

@@ -24,6 +24,16 @@ struct TauInterval {
   double lo = 0.0;
   double hi = 0.0;
 };
+// Kendall tau of `a` against `b` over only the pairs whose `size` values are within a factor
+// `ratio` of each other: (concordant - discordant) / (concordant + discordant), pairs tied in a or
+// b left out. What a score says about b at (nearly) equal size. tau is NaN without such pairs.
+struct MatchedTau {
+  double tau = 0.0;
+  size_t pairs = 0;  // matched pairs that are not ties
+};
+MatchedTau SizeMatchedKendallTau(const std::vector<double>& a, const std::vector<double>& b,
+                                 const std::vector<double>& size, double ratio);
+
 TauInterval BootstrapKendallTau(const std::vector<double>& a, const std::vector<double>& b,
                                 int draws = 1000, double level = 0.95, uint64_t seed = 0);
 

@@ -28,6 +28,22 @@ int ZooProxyResolution(int recipe_resolution, int resolution) {
   return space::Space::ProxyResolution(recipe_resolution, s);
 }
 
+int64_t ActivationUnits(const models::Graph& g) {
+  int64_t units = 0;
+  for (const models::Op& op : g.ops()) {
+    if (op.kind == models::OpKind::kActivation) units += op.out.shape.per_image();
+  }
+  return units;
+}
+
+int BlockCount(const models::Graph& g) {
+  std::set<std::string> blocks;
+  for (const models::Op& op : g.ops()) {
+    if (op.block.starts_with("blocks.")) blocks.insert(op.block);
+  }
+  return static_cast<int>(blocks.size());
+}
+
 }  // namespace
 
 ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress) {
@@ -116,7 +132,7 @@ ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress
           done.emplace(row.model, row);
         });
   }
-  std::vector<double> top1, label, params, flops;
+  std::vector<double> top1, label, params, flops, act_units, depth;
   for (const PublishedTop1& t : table) {
     const auto it = done.find(t.model);
     if (it == done.end()) continue;
@@ -125,9 +141,14 @@ ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress
     row.native_resolution = t.resolution;
     models::BuildOptions full;
     full.resolution = t.resolution;
-    const models::OpCounts c = models::CountGraph(models::BuiltinModels().Build(t.model, full));
+    const models::Graph g = models::BuiltinModels().Build(t.model, full);
+    const models::OpCounts c = models::CountGraph(g);
     row.params = c.params;
     row.flops = c.flops;
+    row.act_units = ActivationUnits(g);
+    row.depth = BlockCount(g);
+    act_units.push_back(static_cast<double>(row.act_units));
+    depth.push_back(row.depth);
     top1.push_back(row.top1);
     label.push_back(row.label);
     params.push_back(static_cast<double>(row.params));
@@ -141,23 +162,41 @@ ZooProxyReport RunZooProxy(const ZooProxyOptions& o, const ZooProgress& progress
   report.tau = BootstrapKendallTau(label, top1, o.draws, 0.95, o.seed);
   report.params_tau = BootstrapKendallTau(params, top1, o.draws, 0.95, o.seed);
   report.flops_tau = BootstrapKendallTau(flops, top1, o.draws, 0.95, o.seed);
+  report.act_units_tau = BootstrapKendallTau(act_units, top1, o.draws, 0.95, o.seed);
+  report.depth_tau = BootstrapKendallTau(depth, top1, o.draws, 0.95, o.seed);
+  report.matched = SizeMatchedKendallTau(label, top1, flops, kMatchedFlopsRatio);
+  report.params_matched = SizeMatchedKendallTau(params, top1, flops, kMatchedFlopsRatio);
+  report.flops_matched = SizeMatchedKendallTau(flops, top1, flops, kMatchedFlopsRatio);
+  report.act_units_matched = SizeMatchedKendallTau(act_units, top1, flops, kMatchedFlopsRatio);
+  report.depth_matched = SizeMatchedKendallTau(depth, top1, flops, kMatchedFlopsRatio);
   return report;
 }
 
 std::string ZooProxyReport::ToText() const {
-  Table t({"model", "top-1 %", "px", "proxy px", "params M", "GFLOPs", "proxy label %", "s"});
+  Table t({"model", "top-1 %", "px", "proxy px", "params M", "GFLOPs", "act units M", "blocks",
+           "proxy label %", "s"});
   for (const ZooProxyRow& r : rows) {
     t.AddRow({r.model, FormatFixed(r.top1, 2), std::to_string(r.native_resolution),
               std::to_string(r.proxy_resolution), FormatFixed(r.params / 1e6, 2),
-              FormatFixed(r.flops / 1e9, 2), FormatFixed(r.label, 2), FormatFixed(r.time_s, 1)});
+              FormatFixed(r.flops / 1e9, 2), FormatFixed(r.act_units / 1e6, 2),
+              std::to_string(r.depth), FormatFixed(r.label, 2), FormatFixed(r.time_s, 1)});
   }
   auto interval = [](const TauInterval& i) {
     return FormatFixed(i.tau, 3) + " [" + FormatFixed(i.lo, 3) + ", " + FormatFixed(i.hi, 3) + "]";
   };
+  Table v({"label", "tau vs top-1 [95%]", "FLOPs-matched tau", "matched pairs"});
+  auto add = [&](const std::string& name, const TauInterval& i, const MatchedTau& m) {
+    v.AddRow({name, interval(i), FormatFixed(m.tau, 3), std::to_string(m.pairs)});
+  };
+  add("proxy label", tau, matched);
+  add("full-size params", params_tau, params_matched);
+  add("full-size FLOPs", flops_tau, flops_matched);
+  add("activation units", act_units_tau, act_units_matched);
+  add("depth (blocks)", depth_tau, depth_matched);
   std::string s = "zoo on the proxy " + recipe + " against published ImageNet top-1\n" +
                   t.ToText() + "Kendall tau against top-1 (" + std::to_string(rows.size()) +
-                  " models, 95% bootstrap): proxy label " + interval(tau) + "; full-size params " +
-                  interval(params_tau) + "; FLOPs " + interval(flops_tau) + "\n";
+                  " models, 95% bootstrap; matched: FLOPs within " +
+                  FormatShortest(kMatchedFlopsRatio) + "x)\n" + v.ToText();
   for (const std::string& f : failed) s += "failed: " + f + "\n";
   return s;
 }
@@ -171,6 +210,8 @@ nlohmann::json ZooProxyReport::ToJson() const {
                       {"proxy_resolution", r.proxy_resolution},
                       {"params", r.params},
                       {"flops", r.flops},
+                      {"act_units", r.act_units},
+                      {"depth", r.depth},
                       {"label", r.label},
                       {"proxy_params", r.proxy_params},
                       {"time_s", r.time_s}});
@@ -178,11 +219,23 @@ nlohmann::json ZooProxyReport::ToJson() const {
   auto interval = [](const TauInterval& i) {
     return nlohmann::json{{"tau", i.tau}, {"lo", i.lo}, {"hi", i.hi}};
   };
+  auto matched_json = [](const MatchedTau& m) {
+    return nlohmann::json{{"tau", std::isnan(m.tau) ? nlohmann::json() : nlohmann::json(m.tau)},
+                          {"pairs", m.pairs}};
+  };
   return {{"recipe", recipe},
           {"models", models},
           {"tau", interval(tau)},
           {"params_tau", interval(params_tau)},
           {"flops_tau", interval(flops_tau)},
+          {"act_units_tau", interval(act_units_tau)},
+          {"depth_tau", interval(depth_tau)},
+          {"matched_flops_ratio", kMatchedFlopsRatio},
+          {"matched", matched_json(matched)},
+          {"params_matched", matched_json(params_matched)},
+          {"flops_matched", matched_json(flops_matched)},
+          {"act_units_matched", matched_json(act_units_matched)},
+          {"depth_matched", matched_json(depth_matched)},
           {"failed", failed}};
 }
 

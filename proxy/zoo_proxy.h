@@ -41,16 +41,26 @@ struct ZooProxyRow {
   int proxy_resolution = 0;
   int64_t params = 0;  // full size, 1000 classes
   int64_t flops = 0;   // full size, batch 1, native resolution
+  // Full size, one image: the elements every activation op writes (the count NASWOT's codes grow
+  // with), and the blocks ("blocks.N" scopes) of the network.
+  int64_t act_units = 0;
+  int depth = 0;
   double label = 0.0;  // the recipe's label (validation accuracy, or the zero-cost label)
   int64_t proxy_params = 0;
   double time_s = 0.0;
 };
 
+// The FLOPs-matched taus (common/rank_correlation.h SizeMatchedKendallTau) pair models whose
+// full-size FLOPs are within this factor of each other: what a label says at equal size.
+inline constexpr double kMatchedFlopsRatio = 1.25;
+
 struct ZooProxyReport {
   std::string recipe;
   std::vector<ZooProxyRow> rows;    // the published table's order; failed runs left out
   std::vector<std::string> failed;  // "model: error"
-  TauInterval tau, params_tau, flops_tau;
+  TauInterval tau, params_tau, flops_tau, act_units_tau, depth_tau;
+  // The same labels on FLOPs-matched pairs only (FLOPs itself is nearly blind there).
+  MatchedTau matched, params_matched, flops_matched, act_units_matched, depth_matched;
   std::string ToText() const;
   nlohmann::json ToJson() const;
 };

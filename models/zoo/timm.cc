@@ -23,15 +23,15 @@ bool IsDigits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-int ParseInt(const std::string& value, const std::string& text, const std::string& token,
-             int lo, int hi) {
+int ParseInt(const std::string& value, const std::string& text, const std::string& token, int lo,
+             int hi) {
   if (!IsDigits(value) || value.size() > 9) {
     throw InputError("block string '" + text + "': token '" + token + "': not a whole number");
   }
   const int v = std::stoi(value);
   if (v < lo || v > hi) {
-    throw InputError("block string '" + text + "': token '" + token + "': " + value +
-                     " not in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw InputError("block string '" + text + "': token '" + token + "': " + value + " not in [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return v;
 }
@@ -55,21 +55,23 @@ double ParseRatio(const std::string& value, const std::string& text, const std::
 std::vector<int> ParseKernels(const std::string& value, const std::string& text,
                               const std::string& token) {
   std::vector<int> ks;
-  for (const std::string& part : Split(value, '.')) ks.push_back(ParseInt(part, text, token, 0, 31));
+  for (const std::string& part : Split(value, '.'))
+    ks.push_back(ParseInt(part, text, token, 0, 31));
   return ks;
 }
 
 const std::map<std::string, BlockType>& BlockTypes() {
   static const std::map<std::string, BlockType> kTypes = {
-      {"ds", BlockType::kDs},   {"dsa", BlockType::kDsa}, {"ir", BlockType::kIr},
-      {"er", BlockType::kEr},   {"cn", BlockType::kCn},   {"uir", BlockType::kUir},
+      {"ds", BlockType::kDs},  {"dsa", BlockType::kDsa}, {"ir", BlockType::kIr},
+      {"er", BlockType::kEr},  {"cn", BlockType::kCn},   {"uir", BlockType::kUir},
       {"mqa", BlockType::kMqa}};
   return kTypes;
 }
 
 // The option keys each block type reads (timm's _decode_block_str).
 const std::set<std::string>& KeysOf(BlockType type) {
-  static const std::set<std::string> kIr = {"r", "k", "s", "e", "c", "se", "a", "p", "d", "cc", "gs"};
+  static const std::set<std::string> kIr = {"r", "k", "s", "e",  "c", "se",
+                                            "a", "p", "d", "cc", "gs"};
   static const std::set<std::string> kDs = {"r", "k", "s", "e", "c", "se", "p", "d", "gs"};
   static const std::set<std::string> kEr = {"r", "k", "s", "e", "c", "se", "p", "fc", "gs"};
   static const std::set<std::string> kCn = {"r", "k", "s", "e", "c", "gs"};
@@ -99,13 +101,15 @@ const std::set<std::string>& KeysOf(BlockType type) {
 
 int64_t MakeDivisible(double v, int divisor = 8, double round_limit = 0.9) {
   const int64_t min_value = divisor;
-  int64_t new_v = std::max<int64_t>(
-      min_value, static_cast<int64_t>(v + divisor / 2.0) / divisor * divisor);
+  int64_t new_v =
+      std::max<int64_t>(min_value, static_cast<int64_t>(v + divisor / 2.0) / divisor * divisor);
   if (static_cast<double>(new_v) < round_limit * v) new_v += divisor;
   return new_v;
 }
 
 int64_t PyRound(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
+// int(v + 0.5) of a positive v: make_divisible with divisor 1 and no round limit.
+int64_t RoundHalfUp(double v) { return static_cast<int64_t>(std::floor(v + 0.5)); }
 
 std::vector<int> ScaleStageDepth(const std::vector<int>& repeats, double multiplier, bool round) {
   int num_repeat = 0;
@@ -116,8 +120,8 @@ std::vector<int> ScaleStageDepth(const std::vector<int>& repeats, double multipl
   std::vector<int> out(repeats.size());
   for (size_t i = repeats.size(); i-- > 0;) {
     const int r = repeats[i];
-    const int rs = static_cast<int>(std::max<int64_t>(
-        1, PyRound(static_cast<double>(r) / num_repeat * num_scaled)));
+    const int rs = static_cast<int>(
+        std::max<int64_t>(1, PyRound(static_cast<double>(r) / num_repeat * num_scaled)));
     out[i] = rs;
     num_repeat -= r;
     num_scaled -= rs;
@@ -151,7 +155,8 @@ struct Fields {
   double Number(const std::string& column, double lo, double hi) const {
     const double v = ParseNumberField(Get(column), row.where, column);
     if (!(v >= lo && v <= hi)) {
-      Fail(column, "'" + Get(column) + "' not in [" + FormatShortest(lo) + ", " + FormatShortest(hi) + "]");
+      Fail(column,
+           "'" + Get(column) + "' not in [" + FormatShortest(lo) + ", " + FormatShortest(hi) + "]");
     }
     return v;
   }
@@ -176,13 +181,36 @@ struct Fields {
 
 // The architecture columns, joined: rows of one arch must agree on them.
 const std::vector<std::string>& ArchColumns() {
-  static const std::vector<std::string> kColumns = {
-      "family", "model_class", "arch_def", "depth_multiplier", "depth_trunc", "fix_first_last",
-      "experts_multiplier", "group_size", "channel_multiplier", "channel_divisor", "round_limit",
-      "stem_size", "stem_kernel_size", "fix_stem", "num_features", "head_bias", "head_norm",
-      "act_layer", "se_type", "se_from_exp", "se_gate", "se_rd_round", "se_force_act",
-      "norm_type", "pad_type", "aa_layer", "layer_scale_init_value", "pruned_file",
-      "params_exact", "stage_depths"};
+  static const std::vector<std::string> kColumns = {"family",
+                                                    "model_class",
+                                                    "arch_def",
+                                                    "depth_multiplier",
+                                                    "depth_trunc",
+                                                    "fix_first_last",
+                                                    "experts_multiplier",
+                                                    "group_size",
+                                                    "channel_multiplier",
+                                                    "channel_divisor",
+                                                    "round_limit",
+                                                    "stem_size",
+                                                    "stem_kernel_size",
+                                                    "fix_stem",
+                                                    "num_features",
+                                                    "head_bias",
+                                                    "head_norm",
+                                                    "act_layer",
+                                                    "se_type",
+                                                    "se_from_exp",
+                                                    "se_gate",
+                                                    "se_rd_round",
+                                                    "se_force_act",
+                                                    "norm_type",
+                                                    "pad_type",
+                                                    "aa_layer",
+                                                    "layer_scale_init_value",
+                                                    "pruned_file",
+                                                    "params_exact",
+                                                    "stage_depths"};
   return kColumns;
 }
 
@@ -216,10 +244,12 @@ Arch ParseArch(const Fields& f) {
     a.depth_multiplier.push_back(v);
   }
   if (a.depth_multiplier.size() != 1 && a.depth_multiplier.size() != a.stages.size()) {
-    f.Fail("depth_multiplier", "one value or one per stage (" + std::to_string(a.stages.size()) + ")");
+    f.Fail("depth_multiplier",
+           "one value or one per stage (" + std::to_string(a.stages.size()) + ")");
   }
   const std::string& trunc = f.Get("depth_trunc");
-  if (trunc != "ceil" && trunc != "round") f.Fail("depth_trunc", "'" + trunc + "' is not ceil or round");
+  if (trunc != "ceil" && trunc != "round")
+    f.Fail("depth_trunc", "'" + trunc + "' is not ceil or round");
   a.depth_round = trunc == "round";
   a.fix_first_last = f.Bool("fix_first_last", false);
   a.experts_multiplier = static_cast<int>(f.Whole("experts_multiplier", 1, 64));
@@ -259,7 +289,9 @@ Arch ParseArch(const Fields& f) {
   } else if (rd == "make_divisible(divisor=1, round_limit=0)") {
     a.se_round = SeRound::kMakeDivisible1;
   } else {
-    f.Fail("se_rd_round", "'" + rd + "' is not round, round_channels(...) or make_divisible(divisor=1, round_limit=0)");
+    f.Fail("se_rd_round",
+           "'" + rd +
+               "' is not round, round_channels(...) or make_divisible(divisor=1, round_limit=0)");
   }
   if (!f.Get("se_force_act").empty()) a.se_force_act = f.Act("se_force_act");
   const std::string& norm = f.Get("norm_type");
@@ -387,7 +419,8 @@ class NetBuilder {
     const std::vector<LaidBlock> blocks = LayOut(arch_);
     for (size_t i = 0; i < blocks.size(); ++i) {
       b_.SetScope("blocks." + std::to_string(i), blocks[i].stage + 1);
-      prefix_ = "blocks." + std::to_string(blocks[i].stage) + "." + std::to_string(blocks[i].index) + ".";
+      prefix_ =
+          "blocks." + std::to_string(blocks[i].stage) + "." + std::to_string(blocks[i].index) + ".";
       x = AppendBlock(x, blocks[i], multiplier);
     }
     // Head.
@@ -437,8 +470,9 @@ class NetBuilder {
     o.stride = stride;
     o.groups = groups;
     // timm pads a 2x2 kernel (the space-to-depth convs) 'same' whatever the network's pad type.
-    o.padding = arch_.same_padding || kernel == 2 ? Padding::Same()
-                                   : Padding::Symmetric(((stride - 1) + (kernel - 1)) / 2);
+    o.padding = arch_.same_padding || kernel == 2
+                    ? Padding::Same()
+                    : Padding::Symmetric(((stride - 1) + (kernel - 1)) / 2);
     return o;
   }
 
@@ -497,9 +531,9 @@ class NetBuilder {
     const bool aa = arch_.aa != AntiAlias::kNone && stride > 1;
     for (size_t i = 0; i < kernels.size(); ++i) {
       const int s = b_.Slice(x, Shape{in.n, in.h, in.w, split[i]}, {0, 0, 0, offset}, {1, 1, 1, 1});
-      parts.push_back(b_.Conv(s, split[i], kernels[i],
-                              ConvOpts(kernels[i], aa ? 1 : stride,
-                                       static_cast<int>(groups_of(split[i])))));
+      parts.push_back(
+          b_.Conv(s, split[i], kernels[i],
+                  ConvOpts(kernels[i], aa ? 1 : stride, static_cast<int>(groups_of(split[i])))));
       offset += split[i];
     }
     x = b_.Concat(parts);
@@ -515,7 +549,7 @@ class NetBuilder {
     const int64_t chs = b_.channels(x);
     const double v = static_cast<double>(chs) * ratio;
     if (arch_.se_type == SeType::kGlobalContext) {
-      const int64_t rd = Width("se.fc1", std::max<int64_t>(1, static_cast<int64_t>(v + 0.5)));
+      const int64_t rd = Width("se.fc1", std::max<int64_t>(1, RoundHalfUp(v)));
       return GlobalContext(x, rd, block_act);
     }
     int64_t rd = 0;
@@ -527,7 +561,7 @@ class NetBuilder {
         rd = MakeDivisible(v, 8, 0.9);
         break;
       case SeRound::kMakeDivisible1:
-        rd = std::max<int64_t>(1, static_cast<int64_t>(v + 0.5));
+        rd = std::max<int64_t>(1, RoundHalfUp(v));
         break;
     }
     rd = Width("se.conv_reduce", rd);
@@ -558,7 +592,9 @@ class NetBuilder {
     return b_.Mul(x, gamma);
   }
 
-  std::string Where(const Block& blk) const { return "timm:" + arch_.arch + ": block '" + blk.text + "'"; }
+  std::string Where(const Block& blk) const {
+    return "timm:" + arch_.arch + ": block '" + blk.text + "'";
+  }
 
   int AppendBlock(int x, const LaidBlock& lb, double multiplier) {
     Block blk = lb.args;
@@ -592,12 +628,14 @@ class NetBuilder {
         const int pk = blk.end_kernel > 0 ? blk.end_kernel : 1;
         x = b_.Conv(x, Width("conv_pw", out), pk, ConvOpts(pk, 1, 1));
         x = NormAct(x, pw_act ? std::optional<Activation>(act) : std::nullopt);
-        if (!noskip && blk.stride == 1 && lb.s2d != 1 && in == b_.channels(x)) x = b_.Add(x, shortcut);
+        if (!noskip && blk.stride == 1 && lb.s2d != 1 && in == b_.channels(x))
+          x = b_.Add(x, shortcut);
         return x;
       }
       case BlockType::kIr: {
         if (blk.experts > 0) throw InternalError("CondConv reached the builder");
-        const int64_t mid = Width("conv_pw", MakeDivisible(static_cast<double>(in) * blk.exp_ratio));
+        const int64_t mid =
+            Width("conv_pw", MakeDivisible(static_cast<double>(in) * blk.exp_ratio));
         const int ek = blk.start_kernel > 0 ? blk.start_kernel : 1;
         x = b_.Conv(x, mid, ek, ConvOpts(ek, 1, 1));
         x = NormAct(x, act);
@@ -605,7 +643,8 @@ class NetBuilder {
           throw InputError(Where(blk) + ": pruned conv_dw width " + std::to_string(dw) +
                            " differs from conv_pw's " + std::to_string(mid));
         }
-        x = Depthwise(x, blk.kernel, blk.stride, act, blk.text, blk.group_size == 0 ? 1 : blk.group_size);
+        x = Depthwise(x, blk.kernel, blk.stride, act, blk.text,
+                      blk.group_size == 0 ? 1 : blk.group_size);
         if (se_ratio > 0.0) x = Se(x, se_ratio, act);
         const int pk = blk.end_kernel > 0 ? blk.end_kernel : 1;
         x = b_.Conv(x, Width("conv_pwl", out), pk, ConvOpts(pk, 1, 1));
@@ -620,21 +659,25 @@ class NetBuilder {
                                 ? static_cast<double>(RoundChs(blk.force_in_chs, multiplier))
                                 : static_cast<double>(in);
         const int64_t mid = MakeDivisible(base * blk.exp_ratio);
-        if (blk.kernel.size() != 1) throw InputError(Where(blk) + ": mixed kernels on a dense conv");
+        if (blk.kernel.size() != 1)
+          throw InputError(Where(blk) + ": mixed kernels on a dense conv");
         const int groups = blk.group_size > 0 ? static_cast<int>(mid / blk.group_size) : 1;
         x = ConvNormAct(x, mid, blk.kernel[0], blk.stride, groups, act);
         if (se_ratio > 0.0) x = Se(x, se_ratio, act);
         const int pk = blk.end_kernel > 0 ? blk.end_kernel : 1;
         x = b_.Conv(x, out, pk, ConvOpts(pk, 1, 1));
         x = Norm(x);
-        if (blk.skip != std::optional<bool>(false) && blk.stride == 1 && in == out) x = b_.Add(x, shortcut);
+        if (blk.skip != std::optional<bool>(false) && blk.stride == 1 && in == out)
+          x = b_.Add(x, shortcut);
         return x;
       }
       case BlockType::kCn: {
-        if (blk.kernel.size() != 1) throw InputError(Where(blk) + ": mixed kernels on a dense conv");
+        if (blk.kernel.size() != 1)
+          throw InputError(Where(blk) + ": mixed kernels on a dense conv");
         const int groups = blk.group_size > 0 ? static_cast<int>(in / blk.group_size) : 1;
         x = ConvNormAct(x, out, blk.kernel[0], blk.stride, groups, act);
-        if (blk.skip == std::optional<bool>(true) && blk.stride == 1 && in == out) x = b_.Add(x, shortcut);
+        if (blk.skip == std::optional<bool>(true) && blk.stride == 1 && in == out)
+          x = b_.Add(x, shortcut);
         return x;
       }
       case BlockType::kUir: {
@@ -654,15 +697,18 @@ class NetBuilder {
         x = Norm(x);
         if (blk.end_kernel > 0) {
           const int s = blk.start_kernel == 0 && mid_k == 0 ? blk.stride : 1;
-          x = ConvNormAct(x, out, blk.end_kernel, s, static_cast<int>(out / gs), std::nullopt, false);
+          x = ConvNormAct(x, out, blk.end_kernel, s, static_cast<int>(out / gs), std::nullopt,
+                          false);
         }
         x = LayerScale(x);
-        if (blk.skip != std::optional<bool>(false) && blk.stride == 1 && in == out) x = b_.Add(x, shortcut);
+        if (blk.skip != std::optional<bool>(false) && blk.stride == 1 && in == out)
+          x = b_.Add(x, shortcut);
         return x;
       }
       case BlockType::kMqa: {
         if (blk.stride != 1) throw InputError(Where(blk) + ": strided attention is not supported");
-        if (blk.kernel.size() != 1) throw InputError(Where(blk) + ": mixed kernels in an mqa block");
+        if (blk.kernel.size() != 1)
+          throw InputError(Where(blk) + ": mixed kernels in an mqa block");
         const int h = blk.heads;
         const int64_t kd = blk.key_dim;
         const int64_t vd = blk.key_dim;
@@ -728,7 +774,8 @@ Block ParseBlock(const std::string& text) {
       b.skip = false;
     } else if (tok == "skip") {
       b.skip = true;
-    } else if (tok.size() == 3 && tok[0] == 'n' && !std::isdigit(static_cast<unsigned char>(tok[1]))) {
+    } else if (tok.size() == 3 && tok[0] == 'n' &&
+               !std::isdigit(static_cast<unsigned char>(tok[1]))) {
       const std::string v = tok.substr(1);
       if (v == "re") {
         b.act = Activation::kRelu;
@@ -739,7 +786,8 @@ Block ParseBlock(const std::string& text) {
       } else if (v == "sw") {
         b.act = Activation::kSwish;
       } else if (v == "mi") {
-        throw InputError("block string '" + text + "': token 'nmi': mish is not an activation of the layer graph");
+        throw InputError("block string '" + text +
+                         "': token 'nmi': mish is not an activation of the layer graph");
       } else {
         throw InputError("block string '" + text + "': token '" + tok +
                          "': unknown activation (nre, nr6, nhs, nsw)");
@@ -771,7 +819,8 @@ Block ParseBlock(const std::string& text) {
   b.out_chs = ParseInt(require("c"), text, "c" + require("c"), 1, 100000);
   if (b.type == BlockType::kIr || b.type == BlockType::kEr || b.type == BlockType::kUir) {
     b.exp_ratio = ParseRatio(require("e"), text, "e" + require("e"), 64.0);
-    if (b.exp_ratio <= 0.0) throw InputError("block string '" + text + "': expansion must be positive");
+    if (b.exp_ratio <= 0.0)
+      throw InputError("block string '" + text + "': expansion must be positive");
   }
   b.kernel = ParseKernels(require("k"), text, "k" + require("k"));
   for (int k : b.kernel) {
@@ -785,17 +834,21 @@ Block ParseBlock(const std::string& text) {
   if (options.count("se")) b.se_ratio = ParseRatio(options["se"], text, "se" + options["se"], 1.0);
   if (options.count("a")) {
     const std::vector<int> a = ParseKernels(options["a"], text, "a" + options["a"]);
-    if (a.size() != 1) throw InputError("block string '" + text + "': mixed expansion kernels are not supported");
+    if (a.size() != 1)
+      throw InputError("block string '" + text + "': mixed expansion kernels are not supported");
     b.start_kernel = a[0];
   }
   if (options.count("p")) {
     const std::vector<int> p = ParseKernels(options["p"], text, "p" + options["p"]);
-    if (p.size() != 1) throw InputError("block string '" + text + "': mixed projection kernels are not supported");
+    if (p.size() != 1)
+      throw InputError("block string '" + text + "': mixed projection kernels are not supported");
     b.end_kernel = p[0];
   }
-  if (options.count("fc")) b.force_in_chs = ParseInt(options["fc"], text, "fc" + options["fc"], 0, 100000);
+  if (options.count("fc"))
+    b.force_in_chs = ParseInt(options["fc"], text, "fc" + options["fc"], 0, 100000);
   if (options.count("cc")) b.experts = ParseInt(options["cc"], text, "cc" + options["cc"], 1, 1024);
-  if (options.count("gs")) b.group_size = ParseInt(options["gs"], text, "gs" + options["gs"], 1, 100000);
+  if (options.count("gs"))
+    b.group_size = ParseInt(options["gs"], text, "gs" + options["gs"], 1, 100000);
   if (b.type == BlockType::kMqa) {
     b.heads = ParseInt(require("h"), text, "h" + require("h"), 1, 1024);
     b.key_dim = ParseInt(require("d"), text, "d" + require("d"), 1, 100000);
@@ -807,8 +860,8 @@ Block ParseBlock(const std::string& text) {
 }
 
 Table ReadTable(const std::string& path) {
-  std::vector<std::string> required = {"model", "arch", "img_size", "top1", "top5", "param_count",
-                                       "pretrain", "extra_data", "arch_def"};
+  std::vector<std::string> required = {"model",       "arch",     "img_size",   "top1",    "top5",
+                                       "param_count", "pretrain", "extra_data", "arch_def"};
   for (const std::string& c : ArchColumns()) required.push_back(c);
   const CsvFile csv = ReadCsvFile(path, required, "timm-imagenet-mbconv models.csv");
   Table table;
@@ -825,7 +878,8 @@ Table ReadTable(const std::string& path) {
     if (r.arch.empty() || r.arch.find_first_of(" :/") != std::string::npos) {
       f.Fail("arch", "'" + r.arch + "' is not an architecture name");
     }
-    if (!r.model.starts_with(r.arch + ".")) f.Fail("model", "'" + r.model + "' is not '" + r.arch + ".<tag>'");
+    if (!r.model.starts_with(r.arch + "."))
+      f.Fail("model", "'" + r.model + "' is not '" + r.arch + ".<tag>'");
     r.family = f.Get("family");
     r.img_size = static_cast<int>(f.Whole("img_size", 16, 4096));
     r.top1 = f.Number("top1", 0.0, 100.0);
@@ -854,7 +908,8 @@ Table ReadTable(const std::string& path) {
         }
       }
     }
-    if (std::fabs(r.param_count_m - static_cast<double>(table.archs.at(r.arch).params_exact) / 1e6) > 0.0051) {
+    if (std::fabs(r.param_count_m -
+                  static_cast<double>(table.archs.at(r.arch).params_exact) / 1e6) > 0.0051) {
       f.Fail("param_count", "'" + f.Get("param_count") + "' does not round params_exact " +
                                 std::to_string(table.archs.at(r.arch).params_exact));
     }

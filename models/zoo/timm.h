@@ -40,24 +40,24 @@ enum class BlockType : uint8_t {
 // One block string of timm's grammar, e.g. "ir_r2_k3_s2_e6_c24_se0.25".
 struct Block {
   BlockType type = BlockType::kIr;
-  std::string text;              // as written
-  int repeats = 1;               // r
-  std::vector<int> kernel;       // k: several = mixed kernels over channel groups; uir: 0 = no mid dw
-  int start_kernel = 0;          // a: ir/er expansion kernel (0 = 1); uir: start dw kernel (0 = none)
-  int end_kernel = 0;            // p: pw kernel (0 = 1); uir: end dw kernel (0 = none)
-  int stride = 1;                // s
-  double exp_ratio = 1.0;        // e
-  int64_t out_chs = 0;           // c
-  double se_ratio = 0.0;         // se
-  std::optional<bool> skip;      // noskip / skip
-  std::optional<Activation> act; // nre, nr6, nhs, nsw
-  int s2d = 0;                   // d (not mqa): 1 = the network's space-to-depth starts here
-  int64_t force_in_chs = 0;      // fc
-  int experts = 0;               // cc (CondConv)
-  int group_size = 0;            // gs
-  int heads = 0;                 // mqa h
-  int key_dim = 0;               // mqa d
-  int kv_stride = 1;             // mqa v
+  std::string text;          // as written
+  int repeats = 1;           // r
+  std::vector<int> kernel;   // k: several = mixed kernels over channel groups; uir: 0 = no mid dw
+  int start_kernel = 0;      // a: ir/er expansion kernel (0 = 1); uir: start dw kernel (0 = none)
+  int end_kernel = 0;        // p: pw kernel (0 = 1); uir: end dw kernel (0 = none)
+  int stride = 1;            // s
+  double exp_ratio = 1.0;    // e
+  int64_t out_chs = 0;       // c
+  double se_ratio = 0.0;     // se
+  std::optional<bool> skip;  // noskip / skip
+  std::optional<Activation> act;  // nre, nr6, nhs, nsw
+  int s2d = 0;                    // d (not mqa): 1 = the network's space-to-depth starts here
+  int64_t force_in_chs = 0;       // fc
+  int experts = 0;                // cc (CondConv)
+  int group_size = 0;             // gs
+  int heads = 0;                  // mqa h
+  int key_dim = 0;                // mqa d
+  int kv_stride = 1;              // mqa v
 };
 
 // Parses one block string; InputError naming the string and the token otherwise.
@@ -71,9 +71,9 @@ enum class AntiAlias : uint8_t { kNone, kAvg, kBlur };
 
 // The architecture columns of one row.
 struct Arch {
-  std::string arch;        // timm architecture name, e.g. "efficientnet_b0"
-  std::string family;      // e.g. "EfficientNet-EdgeTPU"
-  std::string where;       // "FILE:LINE" of its first row
+  std::string arch;    // timm architecture name, e.g. "efficientnet_b0"
+  std::string family;  // e.g. "EfficientNet-EdgeTPU"
+  std::string where;   // "FILE:LINE" of its first row
   ModelClass model_class = ModelClass::kEfficientNet;
   std::vector<std::vector<Block>> stages;
   std::vector<double> depth_multiplier;  // one, or one per stage
@@ -98,8 +98,8 @@ struct Arch {
   Norm norm = Norm::kBatch;
   bool same_padding = false;  // pad_type 'same' (TensorFlow ports)
   AntiAlias aa = AntiAlias::kNone;
-  double layer_scale = 0.0;   // 0: none
-  std::string pruned_file;    // relative to kTimmPrunedDir; empty: not pruned
+  double layer_scale = 0.0;       // 0: none
+  std::string pruned_file;        // relative to kTimmPrunedDir; empty: not pruned
   std::vector<int> stage_depths;  // the table's blocks per stage after depth scaling
   int64_t params_exact = 0;
   int native_resolution = 224;  // the smallest evaluation size of its rows

@@ -67,3 +67,25 @@ TEST_CASE("tau-b's edge cases", "[rank]") {
 
 }  // namespace
 }  // namespace dcnas
+
+namespace dcnas {
+namespace {
+
+TEST_CASE("size-matched Kendall tau counts only pairs of similar size") {
+  // Sizes 1, 1.1, 10, 11: two matched pairs at ratio 1.25, (0,1) and (2,3).
+  const std::vector<double> size = {1.0, 1.1, 10.0, 11.0};
+  const std::vector<double> truth = {1.0, 2.0, 3.0, 4.0};
+  // A score that agrees on the small pair and disagrees on the large one: tau 0 from 2 pairs,
+  // although its overall ranking (by size) would agree on 5 of 6 pairs.
+  const MatchedTau m = SizeMatchedKendallTau({1.0, 2.0, 4.0, 3.0}, truth, size, 1.25);
+  CHECK(m.pairs == 2);
+  CHECK(m.tau == 0.0);
+  CHECK(SizeMatchedKendallTau({1.0, 2.0, 3.0, 4.0}, truth, size, 1.25).tau == 1.0);
+  // Ties are left out; a wide ratio matches every pair.
+  CHECK(SizeMatchedKendallTau({1.0, 1.0, 3.0, 4.0}, truth, size, 1.25).pairs == 1);
+  CHECK(SizeMatchedKendallTau({1.0, 2.0, 3.0, 4.0}, truth, size, 100.0).pairs == 6);
+  CHECK(std::isnan(SizeMatchedKendallTau({1.0, 2.0}, {1.0, 2.0}, {1.0, 5.0}, 1.25).tau));
+}
+
+}  // namespace
+}  // namespace dcnas

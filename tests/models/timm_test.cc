@@ -113,8 +113,9 @@ TEST_CASE("timm: a malformed table is refused naming the file, line and column")
   // A block string timm's grammar does not define.
   std::string bad = first;
   bad.replace(bad.find("ds_r1_k3"), 8, "qq_r1_k3");
-  CHECK_THROWS_WITH(ReadTable(Write("badblock.csv", header + "\n" + bad + "\n")),
-                    Contains("badblock.csv:2: column 'arch_def'") && Contains("unknown block type 'qq'"));
+  CHECK_THROWS_WITH(
+      ReadTable(Write("badblock.csv", header + "\n" + bad + "\n")),
+      Contains("badblock.csv:2: column 'arch_def'") && Contains("unknown block type 'qq'"));
   // A stage depth the rules do not give.
   bad = first;
   bad.replace(bad.rfind("6|11|11|16|16|22|6"), 18, "6|11|11|16|16|22|7");
