@@ -88,6 +88,7 @@ const std::vector<OptionRange>& OptionRanges() {
       {"seeds", 1, 1000},
       {"k", 1, 100000},
       {"count", 1, 10000000},
+      {"samples", 1, 10000000},
       {"replicates", 1, 1000},
       {"limit-train", 0, 100000000},
       {"limit-eval", 0, 100000000},

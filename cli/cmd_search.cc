@@ -124,8 +124,10 @@ void AddObjectiveOptions(po::options_description& options, SearchArgs& a,
       "hard", po::bool_switch(&o.hard), "hard constraint: w = 0 under T, -1 above")(
       "accuracy", po::value(&a.accuracy_text),
       "surrogate:FILE, table:FILE (encoding,accuracy), counterpart:FILE (a surrogate of "
-      "another space with the same stages, scoring each candidate's counterpart there), or "
-      "train[:RECIPE] (each candidate trained on the proxy; RECIPE as in the accuracy data, "
+      "another space with the same stages, scoring each candidate's counterpart there), "
+      "imagenet:FILE (published ImageNet top-1 predicted from the full-size graph by `dcnas "
+      "surrogate imagenet`), or train[:RECIPE] (each candidate trained on the proxy; RECIPE as in "
+      "the accuracy data, "
       "e.g. r16_n5000_e2; validation accuracy)")(
       "min-surrogate-tau",
       po::value(&a.accuracy.min_surrogate_tau)->default_value(a.accuracy.min_surrogate_tau),

@@ -1,4 +1,4 @@
-// dcnas surrogate fit | eval | predict | curve
+// dcnas surrogate fit | eval | predict | curve | imagenet
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "common/text.h"
 #include "surrogate/accuracy_curve.h"
 #include "surrogate/accuracy_surrogate.h"
+#include "surrogate/imagenet_surrogate.h"
 #include "surrogate/surrogate_file.h"
 
 namespace dcnas::cli {
@@ -295,6 +296,53 @@ int Curve(const Args& args) {
   return 0;
 }
 
+int ImageNet(const Args& args) {
+  po::options_description options("options");
+  std::string published, out, json, space_file;
+  uint64_t seed = 0;
+  int draws = 1000;
+  size_t samples = 0;
+  options.add_options()("published", po::value(&published),
+                        "published top-1 table (model,top1,resolution,source[,note]) of zoo "
+                        "models, e.g. data/accuracy/published-timm-in1k.csv")(
+      "out", po::value(&out), "write the surrogate fitted on every network here (.ubj or .json)")(
+      "json", po::value(&json), "write the leave-one-family-out report as JSON")(
+      "seed", po::value(&seed)->default_value(0), "seed of the ensembles and bootstrap")(
+      "draws", po::value(&draws)->default_value(1000), "bootstrap resamples of each tau")(
+      "space", po::value(&space_file),
+      "also report where the fitted surrogate extrapolates on this search space")(
+      "samples", po::value(&samples)->default_value(1000), "networks sampled from --space");
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas surrogate imagenet --published TOP1.csv [--out model.ubj] [--json r.json] "
+             "[--space SPACE.yaml]",
+             "Fits the ImageNet surrogate: XGBoost on features of each published network's "
+             "full-size graph that see operators (size, activation functions, squeeze-excite, "
+             "dense/depthwise convs, kernels, widths per level), judged by leaving one design "
+             "family out at a time against params and FLOPs. Its file is a search's "
+             "`--accuracy imagenet:FILE` (docs/imagenet-labels.md).",
+             options, {}, vm)) {
+    return 0;
+  }
+  if (published.empty()) throw UsageError("surrogate imagenet: --published is required");
+  if (!out.empty()) surrogate::CheckSurrogatePath(out);
+  if (draws < 1) throw UsageError("--draws must be at least 1");
+  const surrogate::ImageNetFit fit = surrogate::FitImageNetSurrogateTable(published, seed, draws);
+  std::cout << fit.report.ToText();
+  if (!json.empty()) WriteFileAtomic(json, fit.report.ToJson().dump(1) + "\n");
+  if (!out.empty()) {
+    surrogate::SaveSurrogate(out, *fit.ensemble, fit.metadata);
+    std::cout << "-> " << out << " (fitted on all " << fit.report.networks << " networks)\n";
+  }
+  if (!space_file.empty()) {
+    if (out.empty()) throw UsageError("surrogate imagenet: --space needs --out");
+    const auto r = surrogate::CheckExtrapolation(surrogate::ImageNetSurrogate::Load(out),
+                                                 space::Space::Load(space_file), samples, seed);
+    std::cout << space_file << ": " << r.ToText();
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunSurrogate(const Args& args) {
@@ -304,7 +352,10 @@ int RunSurrogate(const Args& args) {
         Fit},
        {"eval", "score a surrogate on other accuracy data", Eval},
        {"predict", "predicted accuracy of encodings", Predict},
-       {"curve", "the surrogate's learning curve on one accuracy file (tau against N)", Curve}},
+       {"curve", "the surrogate's learning curve on one accuracy file (tau against N)", Curve},
+       {"imagenet",
+        "fit the ImageNet surrogate on published top-1 of zoo networks (family held out)",
+        ImageNet}},
       "");
 }
 

@@ -11,7 +11,11 @@ and its largest depthwise kernel. A pair is matched when its full-size FLOPs are
 exactly one trait differs. The sign accuracy is the share of pairs, by trait, whose order by the
 label equals their order by top-1 (ties in the label count as wrong).
 
-usage: scripts/operator_pairs.py [REPORT.json]   (default data/accuracy/zoo/timm-in1k-zc-naswot.json)
+With the ImageNet surrogate's report (`dcnas surrogate imagenet --json`), its leave-one-family-out
+predictions are one more label: each network predicted by a surrogate that never saw its family.
+
+usage: scripts/operator_pairs.py [REPORT.json [SURROGATE_REPORT.json]]
+       (defaults data/accuracy/zoo/timm-in1k-zc-naswot.json, data/surrogates/imagenet-mbconv-in1k.report.json)
 """
 import csv
 import json
@@ -56,8 +60,17 @@ def traits(row):
 
 def main(argv):
     report = argv[1] if len(argv) > 1 else os.path.join(ROOT, "data/accuracy/zoo/timm-in1k-zc-naswot.json")
+    sur = argv[2] if len(argv) > 2 else os.path.join(ROOT, "data/surrogates/imagenet-mbconv-in1k.report.json")
     with open(report) as f:
         models = json.load(f)["models"]
+    labels = list(LABELS)
+    if os.path.exists(sur):
+        with open(sur) as f:
+            lofo = {p["model"]: p["lofo_predicted"] for p in json.load(f)["predictions"]}
+        if all(m["model"] in lofo for m in models):
+            for m in models:
+                m["surrogate"] = lofo[m["model"]]
+            labels.append(("surrogate", "ImageNet surrogate (family held out)"))
     with open(TABLE, newline="") as f:
         arch = {r["arch"]: r for r in csv.DictReader(f)}
     for m in models:
@@ -72,14 +85,14 @@ def main(argv):
                 pairs.append((diff[0], a, b))
     print(f"{len(pairs)} matched pairs (FLOPs within 1.25x, one operator trait differs) among "
           f"{len(models)} architectures\n")
-    print("| trait | pairs | " + " | ".join(name for _, name in LABELS) + " |")
-    print("|---|---|" + "---|" * len(LABELS))
+    print("| trait | pairs | " + " | ".join(name for _, name in labels) + " |")
+    print("|---|---|" + "---|" * len(labels))
     for trait in ["se", "act", "fused", "kernel", "all"]:
         sel = [p for p in pairs if trait == "all" or p[0] == trait]
         if not sel:
             continue
         cells = []
-        for key, _ in LABELS:
+        for key, _ in labels:
             right = sum(1 for _, a, b in sel if (a[key] - b[key]) * (a["top1"] - b["top1"]) > 0)
             cells.append(f"{100.0 * right / len(sel):.0f}%")
         print(f"| {trait} | {len(sel)} | " + " | ".join(cells) + " |")

@@ -43,6 +43,9 @@ std::unique_ptr<AccuracyObjective> MakeSurrogate(const ObjectiveSpec& spec,
                                                  const AccuracyFactoryOptions& options) {
 #ifdef DCNAS_WITH_XGBOOST
   const std::string& file = spec.argument;
+  if (spec.kind == "imagenet") {
+    return MakeImageNetAccuracy(file, space, options.min_surrogate_tau, FileSha256(file));
+  }
   if (spec.kind == "counterpart") {
     return MakeCounterpartSurrogateAccuracy(file, space, options.min_surrogate_tau,
                                             FileSha256(file));
@@ -69,12 +72,15 @@ ObjectiveSpec ParseAccuracySpec(const std::string& text) {
   if ((kind == "table" || kind == "surrogate") && spec.argument.empty()) {
     throw InputError("--accuracy " + kind + ": needs a file (" + kind + ":FILE)");
   }
-  if (kind == "counterpart" && spec.argument.empty()) {
-    throw InputError("--accuracy counterpart: needs a surrogate file (counterpart:FILE)");
+  if ((kind == "counterpart" || kind == "imagenet") && spec.argument.empty()) {
+    throw InputError("--accuracy " + kind + ": needs a surrogate file (" + kind + ":FILE)");
   }
-  if (kind == "table" || kind == "surrogate" || kind == "counterpart") return spec;
+  if (kind == "table" || kind == "surrogate" || kind == "counterpart" || kind == "imagenet") {
+    return spec;
+  }
   throw InputError("unknown --accuracy '" + text +
-                   "' (valid: surrogate:FILE, counterpart:FILE, table:FILE, train[:RECIPE])");
+                   "' (valid: surrogate:FILE, counterpart:FILE, imagenet:FILE, table:FILE, "
+                   "train[:RECIPE])");
 }
 
 std::unique_ptr<AccuracyObjective> MakeAccuracyObjective(const std::string& text,

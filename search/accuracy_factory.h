@@ -3,6 +3,8 @@
 //   surrogate:FILE     the XGBoost surrogate of the searched space (search/surrogate_objective.h)
 //   counterpart:FILE   a surrogate of another space with the same stages, scoring each candidate's
 //                      counterpart there
+//   imagenet:FILE      published ImageNet top-1 predicted from the candidate's full-size graph by
+//                      an ImageNet surrogate (`dcnas surrogate imagenet`)
 //   table:FILE         a table `encoding,accuracy` (search/objectives.h)
 //   train[:RECIPE]     real proxy training with a recipe key over the space's proxy settings
 //                      (search/train_objective.h)

@@ -2,6 +2,7 @@
 
 #include "common/errors.h"
 #include "surrogate/accuracy_surrogate.h"
+#include "surrogate/imagenet_surrogate.h"
 
 namespace dcnas::search {
 namespace {
@@ -123,7 +124,64 @@ class CounterpartAccuracy : public AccuracyObjective {
   const space::Space& inner_space_;
 };
 
+// Published ImageNet top-1 predicted from each candidate's full-size graph (scaling 1).
+class ImageNetAccuracy : public AccuracyObjective {
+ public:
+  ImageNetAccuracy(surrogate::ImageNetSurrogate surrogate, const space::Space& space,
+                   std::string file, double min_tau, std::string sha256)
+      : surrogate_(std::move(surrogate)),
+        space_(space),
+        file_(std::move(file)),
+        min_tau_(min_tau),
+        sha256_(std::move(sha256)) {}
+
+  double Accuracy(const space::Encoding& e) override {
+    double mean = 0.0;
+    double sd = 0.0;
+    surrogate_.Predict(space_.BuildFull(e, space::Scaling{}, {}), mean, sd);
+    return mean;
+  }
+
+  bool PredictWithStd(const std::vector<space::Encoding>& encodings, std::vector<double>& mean,
+                      std::vector<double>& std) override {
+    mean.assign(encodings.size(), 0.0);
+    std.assign(encodings.size(), 0.0);
+    for (size_t i = 0; i < encodings.size(); ++i) {
+      surrogate_.Predict(space_.BuildFull(encodings[i], space::Scaling{}, {}), mean[i], std[i]);
+    }
+    return true;
+  }
+
+  nlohmann::json Config() const override {
+    return {{"kind", "imagenet"},
+            {"file", file_},
+            {"sha256", sha256_},
+            {"lofo_tau", surrogate_.metadata()["report"]["lofo_tau"]["tau"]},
+            {"min_tau", min_tau_}};
+  }
+
+ private:
+  surrogate::ImageNetSurrogate surrogate_;
+  const space::Space& space_;
+  std::string file_;
+  double min_tau_;
+  std::string sha256_;
+};
+
 }  // namespace
+
+std::unique_ptr<AccuracyObjective> MakeImageNetAccuracy(const std::string& path,
+                                                        const space::Space& space, double min_tau,
+                                                        const std::string& sha256) {
+  surrogate::ImageNetSurrogate s = surrogate::ImageNetSurrogate::Load(path);
+  const nlohmann::json& m = s.metadata();
+  const double tau = m.contains("report") ? m["report"]["lofo_tau"].value("tau", -2.0) : -2.0;
+  if (!(tau >= min_tau)) {
+    throw InputError(path + ": leave-one-family-out tau " + std::to_string(tau) +
+                     " is below --min-surrogate-tau " + std::to_string(min_tau));
+  }
+  return std::make_unique<ImageNetAccuracy>(std::move(s), space, path, min_tau, sha256);
+}
 
 std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::string& path,
                                                                     const space::Space& space,

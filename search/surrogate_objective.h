@@ -26,4 +26,12 @@ std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::s
                                                                     double min_tau,
                                                                     const std::string& sha256);
 
+// Published ImageNet top-1 (percent) predicted by an ImageNet surrogate (surrogate/
+// imagenet_surrogate.h, `dcnas surrogate imagenet`) from each candidate's full-size graph at
+// scaling 1; refused (InputError) when its leave-one-family-out tau is below `min_tau`. `space`
+// must outlive the objective.
+std::unique_ptr<AccuracyObjective> MakeImageNetAccuracy(const std::string& path,
+                                                        const space::Space& space, double min_tau,
+                                                        const std::string& sha256);
+
 }  // namespace dcnas::search

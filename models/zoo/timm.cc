@@ -1003,7 +1003,7 @@ void RegisterTimm(ModelRegistry& registry) {
     }
     ModelEntry e;
     e.name = name;
-    e.family = "timm";
+    e.family = "timm/" + arch.family;
     std::ostringstream d;
     d << "timm " << arch.arch << " (" << arch.family << "), " << arch.params_exact
       << " parameters; timm's EfficientNet builder";

@@ -65,11 +65,14 @@ TEST_CASE("accuracy specs: every kind, and the messages for bad ones") {
   CHECK(ParseAccuracySpec("surrogate:s.ubj").argument == "s.ubj");
   CHECK(ParseAccuracySpec("counterpart:s.ubj").kind == "counterpart");
   CHECK(ParseAccuracySpec("table:acc.csv").kind == "table");
+  CHECK(ParseAccuracySpec("imagenet:i.ubj").kind == "imagenet");
+  CHECK(InputErrorOf([] { ParseAccuracySpec("imagenet"); }) ==
+        "--accuracy imagenet: needs a surrogate file (imagenet:FILE)");
   CHECK(ParseAccuracySpec("train").argument.empty());
   CHECK(ParseAccuracySpec("train:r16_e2").argument == "r16_e2");
   CHECK(InputErrorOf([] { ParseAccuracySpec("guess:x"); }) ==
-        "unknown --accuracy 'guess:x' (valid: surrogate:FILE, counterpart:FILE, table:FILE, "
-        "train[:RECIPE])");
+        "unknown --accuracy 'guess:x' (valid: surrogate:FILE, counterpart:FILE, imagenet:FILE, "
+        "table:FILE, train[:RECIPE])");
   CHECK(InputErrorOf([] { ParseAccuracySpec(""); }).find("unknown --accuracy ''") == 0);
   CHECK(InputErrorOf([] { ParseAccuracySpec("table"); }) ==
         "--accuracy table: needs a file (table:FILE)");
