@@ -1,9 +1,10 @@
-// dcnas surrogate fit | eval | predict | curve | imagenet
+// dcnas surrogate fit | eval | predict | curve | imagenet | imagenet-predict
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "common/file_io.h"
 #include "common/table.h"
 #include "common/text.h"
+#include "models/zoo/zoo.h"
 #include "surrogate/accuracy_curve.h"
 #include "surrogate/accuracy_surrogate.h"
 #include "surrogate/imagenet_surrogate.h"
@@ -343,6 +345,48 @@ int ImageNet(const Args& args) {
   return 0;
 }
 
+int ImageNetPredict(const Args& args) {
+  po::options_description options("options");
+  std::string model, space_file, format;
+  std::vector<std::string> names;
+  options.add_options()("model", po::value(&model), "ImageNet surrogate file")(
+      "space", po::value(&space_file), "the arguments are encodings of this search space")(
+      "name", po::value(&names)->multitoken(), "zoo models (or encodings with --space)")(
+      "format", po::value(&format)->default_value("text"), "text or csv");
+  po::positional_options_description pos;
+  pos.add("name", -1);
+  po::variables_map vm;
+  if (!Parse(args,
+             "dcnas surrogate imagenet-predict --model imagenet.ubj (MODEL... | --space S.yaml "
+             "ENCODING...)",
+             "Predicted ImageNet top-1 (mean and std of the ensemble, percent) of zoo models at "
+             "their native resolution or of a space's networks at scaling 1, and the features "
+             "outside the fitted networks' range (where the prediction extrapolates).",
+             options, pos, vm)) {
+    return 0;
+  }
+  if (model.empty() || names.empty()) {
+    throw UsageError("surrogate imagenet-predict: --model and at least one name");
+  }
+  const Format f = ParseFormat(format);
+  const auto s = surrogate::ImageNetSurrogate::Load(model);
+  std::optional<space::Space> space;
+  if (!space_file.empty()) space.emplace(space::Space::Load(space_file));
+  Table t({"network", "predicted_top1", "std", "outside_range"});
+  for (const std::string& name : names) {
+    const models::Graph g = space ? space->BuildFull(space->FromText(name), space::Scaling{}, {})
+                                  : models::BuiltinModels().Build(name, models::BuildOptions{});
+    double mean = 0.0;
+    double sd = 0.0;
+    s.Predict(g, mean, sd);
+    const auto outside = s.OutsideRange(g);
+    t.AddRow({name, FormatFixed(mean, 3), FormatFixed(sd, 3),
+              outside.empty() ? "-" : Join(outside, " ")});
+  }
+  std::cout << (f == Format::kCsv ? t.ToCsv() : t.ToText());
+  return 0;
+}
+
 }  // namespace
 
 int RunSurrogate(const Args& args) {
@@ -355,7 +399,10 @@ int RunSurrogate(const Args& args) {
        {"curve", "the surrogate's learning curve on one accuracy file (tau against N)", Curve},
        {"imagenet",
         "fit the ImageNet surrogate on published top-1 of zoo networks (family held out)",
-        ImageNet}},
+        ImageNet},
+       {"imagenet-predict",
+        "ImageNet top-1 of zoo models or a space's networks, and where it extrapolates",
+        ImageNetPredict}},
       "");
 }
 

@@ -199,7 +199,7 @@ py::object RunSearch(const SpaceHandle& sh, const std::string& out, int64_t budg
     acc = std::make_unique<PythonAccuracy>(accuracy.cast<py::function>());
   } else {
     throw InputError(
-        "accuracy: expected 'surrogate:FILE', 'table:FILE', 'counterpart:FILE', "
+        "accuracy: expected 'surrogate:FILE', 'table:FILE', 'counterpart:FILE', 'imagenet:FILE', "
         "'train[:RECIPE]' or a function of an encoding, got " +
         TypeName(accuracy));
   }
@@ -539,7 +539,7 @@ void InitSearch(py::module_& m) {
   py::class_<AccuracyHandle>(m, "SearchAccuracy",
                              "The accuracy objective of a search, named as `dcnas search "
                              "--accuracy` names it: 'surrogate:FILE', 'table:FILE', "
-                             "'counterpart:FILE' or 'train[:RECIPE]'. Percent.")
+                             "'counterpart:FILE', 'imagenet:FILE' or 'train[:RECIPE]'. Percent.")
       .def(py::init([](const std::string& spec, const py::object& space, double min_tau) {
              AccuracyHandle h;
              h.Bind(space, "SearchAccuracy space");
@@ -602,7 +602,8 @@ void InitSearch(py::module_& m) {
         py::arg("params") = py::dict(),
         "`dcnas search`: a whole journaled search in `out` (journal.jsonl, pareto.csv/svg, "
         "best.json/txt, summary.json). accuracy: 'surrogate:FILE', 'table:FILE', "
-        "'counterpart:FILE', 'train[:RECIPE]' or a function of an encoding returning percent; "
+        "'counterpart:FILE', 'imagenet:FILE', 'train[:RECIPE]' or a function of an encoding "
+        "returning percent; "
         "latency: a dcnas.Setup (the simulator), 'table:FILE' or None (reward = accuracy). "
         "params: the strategy's parameters. Returns summary.json as a dict with the evaluated "
         "points as records.");
