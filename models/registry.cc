@@ -85,8 +85,25 @@ std::vector<const ModelEntry*> ModelRegistry::Family(const std::string& family) 
     const ModelEntry& entry = entries_.at(name);
     if (entry.family == family) members.push_back(&entry);
   }
+  // A family of a prefixed set ("timm/EfficientNet-EdgeTPU"): its members made on first use.
+  std::vector<std::string> prefixed_families;
   if (members.empty()) {
-    throw InputError("unknown model family '" + family + "'" + DidYouMean(family, Families()));
+    for (const ModelPrefix& p : prefixes_) {
+      if (!family.starts_with(p.prefix.substr(0, p.prefix.size() - 1))) continue;
+      for (const std::string& name : p.names()) {
+        const ModelEntry& entry = Get(name);
+        if (entry.family == family) members.push_back(&entry);
+        if (std::find(prefixed_families.begin(), prefixed_families.end(), entry.family) ==
+            prefixed_families.end()) {
+          prefixed_families.push_back(entry.family);
+        }
+      }
+    }
+  }
+  if (members.empty()) {
+    std::vector<std::string> known = Families();
+    known.insert(known.end(), prefixed_families.begin(), prefixed_families.end());
+    throw InputError("unknown model family '" + family + "'" + DidYouMean(family, known));
   }
   return members;
 }

@@ -55,6 +55,9 @@ class ModelRegistry {
   bool Contains(const std::string& name) const;
   std::vector<std::string> Names() const;  // registration order; prefixed sets not included
   std::vector<std::string> Families() const;
+  // The members of a family, in registration order; a family of a prefixed set (its name starts
+  // with the prefix less its last character, e.g. "timm/EfficientNet" for "timm:") in its names'
+  // order, made on first use.
   std::vector<const ModelEntry*> Family(const std::string& family) const;
   // Builds a model; validates the options (throws InputError on impossible values).
   Graph Build(const std::string& name, const BuildOptions& options) const;

@@ -59,6 +59,13 @@ def traits(row):
 
 
 def main(argv):
+    if len(argv) > 3 or (len(argv) == 2 and argv[1] in ("-h", "--help")):
+        print(__doc__, end="", file=sys.stdout if len(argv) == 2 else sys.stderr)
+        sys.exit(0 if len(argv) == 2 else 2)
+    for path in argv[1:]:
+        if not os.path.exists(path):
+            print(f"operator_pairs.py: {path}: no such report", file=sys.stderr)
+            sys.exit(2)
     report = argv[1] if len(argv) > 1 else os.path.join(ROOT, "data/accuracy/zoo/timm-in1k-zc-naswot.json")
     sur = argv[2] if len(argv) > 2 else os.path.join(ROOT, "data/surrogates/imagenet-mbconv-in1k.report.json")
     with open(report) as f:

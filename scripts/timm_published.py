@@ -20,8 +20,9 @@ UNBUILDABLE_NORMS = {"groupnorm", "evonorm_s0"}
 
 
 def main(argv):
-    if len(argv) > 2:
-        sys.exit("usage: scripts/timm_published.py [OUT]")
+    if len(argv) > 2 or (len(argv) == 2 and argv[1] in ("-h", "--help")):
+        print(__doc__, end="", file=sys.stdout if len(argv) == 2 else sys.stderr)
+        sys.exit(0 if len(argv) == 2 else 2)
     out = argv[1] if len(argv) == 2 else os.path.join(ROOT, "data/accuracy/published-timm-in1k.csv")
     with open(TABLE, newline="") as f:
         rows = list(csv.DictReader(f))

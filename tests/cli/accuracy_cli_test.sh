@@ -112,6 +112,26 @@ if "$dcnas" --help | grep -q surrogate; then
   check "curve: a size that leaves too few" 2 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 60 --seeds 1 --out "$tmp/c2"
   contains "size named" "$tmp/err" "size 60"
   check "curve: bad sizes" 2 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 20,x --out "$tmp/c2"
+
+  # The ImageNet surrogate on the zoo's published table (41 models, several families): the
+  # leave-one-family-out report, its file for imagenet-predict and a search, and its refusals.
+  root="${DCNAS_SOURCE_ROOT:?}"
+  check "surrogate imagenet" 0 "$dcnas" surrogate imagenet --published "$root/data/accuracy/published-imagenet.csv" \
+    --out "$tmp/imagenet.ubj" --json "$tmp/imagenet.json" --draws 50 --space "$root/data/search_spaces/dc-accelerator.yaml" --samples 20
+  contains "imagenet: families held out" "$tmp/out" "leave one family out (41 networks"
+  contains "imagenet: the space's extrapolation" "$tmp/out" "of 20 sampled networks have a feature outside"
+  json_ok "imagenet report parses" "$tmp/imagenet.json"
+  check "imagenet-predict zoo models" 0 "$dcnas" surrogate imagenet-predict --model "$tmp/imagenet.ubj" efficientnet-b0 timm:mobilenetv2_100
+  contains "imagenet-predict: a row per model" "$tmp/out" "timm:mobilenetv2_100"
+  check "imagenet-predict: a search-space surrogate is refused" 2 "$dcnas" surrogate imagenet-predict --model "$tmp/s.ubj" efficientnet-b0
+  contains "imagenet-predict names the kind" "$tmp/err" "not an ImageNet surrogate"
+  check "imagenet: no table" 2 "$dcnas" surrogate imagenet --published "$tmp/none.csv"
+  check "imagenet: a bad extension" 2 "$dcnas" surrogate imagenet --published "$root/data/accuracy/published-imagenet.csv" --out "$tmp/x.bin"
+  check "search --accuracy imagenet:" 0 "$dcnas" search --space "$root/data/search_spaces/dc-accelerator.yaml" \
+    --accuracy "imagenet:$tmp/imagenet.ubj" --latency none --budget 20 --out "$tmp/imagenet-search"
+  check "search --accuracy imagenet: below the tau floor" 2 "$dcnas" search --space "$root/data/search_spaces/dc-accelerator.yaml" \
+    --accuracy "imagenet:$tmp/imagenet.ubj" --min-surrogate-tau 0.99 --latency none --budget 20 --out "$tmp/imagenet-search2"
+  contains "tau floor named" "$tmp/err" "leave-one-family-out tau"
 fi
 
 # Proxy validity: a made-up proxy of two seeds with curves on 30 of the networks, against the import.

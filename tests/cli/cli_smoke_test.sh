@@ -25,6 +25,16 @@ check "models show --help" 0 "$dcnas" models show --help
 contains "help mentions --resolution" "$tmp/out" "--resolution"
 check "unknown model" 2 "$dcnas" models show efficientnet-b9
 contains "unknown model suggests" "$tmp/err" "efficientnet-b"
+# The published timm MBConv networks, made from their table on first use.
+check "models list --prefixed" 0 "$dcnas" models list --prefixed
+contains "models list --prefixed lists timm networks" "$tmp/out" "timm:efficientnet_es"
+check "models show timm:" 0 "$dcnas" models show timm:mobilenetv3_large_100 --format json
+contains "timm: the exact parameter count" "$tmp/out" '"params": 5483032'
+check "timm: CondConv refused by name" 2 "$dcnas" models show timm:tf_efficientnet_cc_b0_4e
+contains "timm: CondConv named" "$tmp/err" "CondConv experts"
+check "timm: unknown name" 2 "$dcnas" models show timm:efficientnet_b00
+contains "timm: did you mean" "$tmp/err" "did you mean: timm:efficientnet_b0"
+check "timm: simulated" 0 "$dcnas" sim timm:efficientnet_x_b5 --accel tpu-v3
 check "bad dtype" 2 "$dcnas" models show efficientnet-b0 --dtype fp64
 check "bad batch" 2 "$dcnas" models show efficientnet-b0 --batch 0
 check "counts that would overflow refused" 2 "$dcnas" models show efficientnet-b7 --batch 1048576 --resolution 8192

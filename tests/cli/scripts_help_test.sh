@@ -9,7 +9,7 @@ source "$(dirname "$0")/smoke_lib.sh"
 root="${DCNAS_SOURCE_ROOT:?}"
 
 for s in accuracy-data proxy-study search-study install-deps run-main run-study transfer_study \
-  calibrate_profiles; do
+  calibrate_profiles imagenet-search imagenet-families; do
   script="$root/scripts/$s.sh"
   first=$(sed -n 2p "$script" | sed 's/^# \{0,1\}//')
   check "$s --help" 0 timeout 20 bash "$script" --help
@@ -21,6 +21,10 @@ done
 check "transfer_study.sh without a build" 2 timeout 20 bash "$root/scripts/transfer_study.sh" "$tmp/no-build"
 contains "transfer_study.sh names the missing binary" "$tmp/err" "$tmp/no-build/cli/dcnas not found"
 
+check "timm_published.py --help" 0 python3 "$root/scripts/timm_published.py" --help
+check "timm_published.py, two outputs" 2 python3 "$root/scripts/timm_published.py" a b
+check "operator_pairs.py, no such report" 2 python3 "$root/scripts/operator_pairs.py" "$tmp/nope.json"
+contains "operator_pairs.py names it" "$tmp/err" "$tmp/nope.json: no such report"
 check "study_report.py --help" 0 python3 "$root/scripts/study_report.py" --help
 contains "study_report.py --help prints its usage" "$tmp/out" "usage: study_report.py STUDY_DIR"
 check "study_report.py, no such directory" 2 python3 "$root/scripts/study_report.py" "$tmp/nope"
