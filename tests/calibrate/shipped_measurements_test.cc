@@ -32,7 +32,7 @@ namespace {
 // scripts/import_transformer_rows.py), checked separately below. The importer's bookkeeping lives
 // in measurements/bookkeeping/.
 const std::set<std::string> kNotImported = {"host-cpu.csv", "own_h200.csv", "timm_transformers.csv",
-                                            "timm_mlp_mixers.csv"};
+                                            "timm_mlp_mixers.csv", "timm_mbconv_rtx4090.csv"};
 
 std::vector<std::string> MeasurementFiles() {
   std::vector<std::string> files;
@@ -118,6 +118,27 @@ TEST_CASE("NVIDIA DLE PyTorch rows record the layout their benchmark ran in",
   CHECK(fp16_models.count("resnet50") == 1);
   CHECK(fp16_models.count("resnext101-32x4d") == 1);
   CHECK(fp16_models.count("efficientnet-b0") == 1);
+}
+
+TEST_CASE("the timm MBConv-family RTX 4090 rows name timm: networks, in the fitted setting",
+          "[calibrate][golden]") {
+  // scripts/import_timm_mbconv_latency.py: held out from every shipped profile, the setting of
+  // rtx-4090-pytorch-eager-fp16 (PyTorch 2.4.0 cu124, eager, AMP fp16, NCHW, large batch).
+  const auto rows =
+      LoadMeasurements(DataPath("measurements/timm_mbconv_rtx4090.csv"), RealVocabulary());
+  REQUIRE(rows.size() == 86);
+  std::set<std::string> models_seen;
+  for (const Measurement& m : rows) {
+    INFO(m.where());
+    CHECK(m.model.rfind("timm:", 0) == 0);
+    CHECK(models::BuiltinModels().Contains(m.model));
+    CHECK(m.device == "rtx-4090");
+    CHECK(m.regime == "large_batch");
+    CHECK(m.Extra("stack_version") == "PyTorch 2.4.0 (cu124)");
+    CHECK(m.Extra("layout") == "NCHW");
+    models_seen.insert(m.model);
+  }
+  CHECK(models_seen.size() == 65);
 }
 
 TEST_CASE("dcnas's own host-cpu timings load and name zoo models", "[calibrate][golden]") {

@@ -21,6 +21,8 @@ done
 check "transfer_study.sh without a build" 2 timeout 20 bash "$root/scripts/transfer_study.sh" "$tmp/no-build"
 contains "transfer_study.sh names the missing binary" "$tmp/err" "$tmp/no-build/cli/dcnas not found"
 
+check "import_timm_mbconv_latency.py, no such source" 2 python3 "$root/scripts/import_timm_mbconv_latency.py" "$tmp/nope.csv"
+contains "import_timm_mbconv_latency.py names it" "$tmp/err" "$tmp/nope.csv: no such file"
 check "timm_published.py --help" 0 python3 "$root/scripts/timm_published.py" --help
 check "timm_published.py, two outputs" 2 python3 "$root/scripts/timm_published.py" a b
 check "operator_pairs.py, no such report" 2 python3 "$root/scripts/operator_pairs.py" "$tmp/nope.json"
