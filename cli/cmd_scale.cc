@@ -61,6 +61,12 @@ void AddScaleOptions(po::options_description& options, ScaleArgs& a) {
       "validate and test on at most this many images (smoke tests; stored apart)")(
       "trained", po::value(&r.trained_file),
       "trained-accuracy file (JSON lines) to reuse and append to; default OUT/trained.jsonl")(
+      "accuracy", po::value(&r.accuracy),
+      "imagenet:FILE: every grid point and member scored by an ImageNet surrogate's predicted "
+      "top-1 of its full-size network (`dcnas surrogate imagenet`) instead of the proxy recipe; "
+      "nothing trained")(
+      "min-surrogate-tau", po::value(&r.min_surrogate_tau)->default_value(r.min_surrogate_tau),
+      "--accuracy imagenet: refuse a surrogate whose leave-one-family-out tau is below this")(
       "no-train", po::bool_switch(&a.no_train),
       "train nothing: every network's accuracy must be in the trained-accuracy file (exit 2 "
       "naming how many are missing)")(

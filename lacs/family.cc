@@ -559,9 +559,18 @@ std::vector<ReferenceFamily> ScoreReferences(const std::string& accelerator_kind
   return out;
 }
 
+// Whether the family's accuracies are an ImageNet surrogate's predictions, not trainings: the
+// tables then say so in their headers.
+bool Predicted(const Family& f) {
+  return f.accuracy.is_object() && f.accuracy.value("kind", "") == "imagenet";
+}
+
 std::string FamilyTable(const Family& f) {
+  const bool predicted = Predicted(f);
   Table t({"member", "depth", "width", "resolution", "params", "GFLOPs", "activations",
-           "latency ms", "x base", "proxy px", "trained val %", "trained test %"});
+           "latency ms", "x base", "proxy px",
+           predicted ? "predicted ImageNet top-1 %" : "trained val %",
+           predicted ? "(same)" : "trained test %"});
   t.SetRightAligned({false, true, true, true, true, true, true, true, true, true, true, true});
   const Measured& b = f.members.front().measured;
   for (const Member& m : f.members) {
@@ -857,7 +866,8 @@ FamilyComparison CompareFamilies(const Family& lacs, const Family& flops) {
     << FormatFixed(flops.per_step.width, 3) << "       "
     << FormatFixed(flops.per_step.resolution, 3) << "\n";
   Table t({"phi", "lacs (d, w, r)", "flops (d, w, r)", "lacs ms", "flops ms", "flops / lacs",
-           "lacs act. x", "flops act. x", "lacs val %", "flops val %", "equal-acc speedup"});
+           "lacs act. x", "flops act. x", Predicted(lacs) ? "lacs predicted top-1 %" : "lacs val %",
+           Predicted(lacs) ? "flops predicted top-1 %" : "flops val %", "equal-acc speedup"});
   t.SetRightAligned({true, false, false, true, true, true, true, true, true, true, true});
   auto tuple = [](const MemberTuple& m) {
     return FormatFixed(m.depth, 2) + ", " + FormatFixed(m.width, 2) + ", " +
@@ -878,7 +888,8 @@ FamilyComparison CompareFamilies(const Family& lacs, const Family& flops) {
   }
   o << t.ToText() << "geomean latency speedup of lacs over flops, members 1.." << (n - 1) << ": "
     << FormatFixed(c.geomean_speedup, 3) << "x (paper: 1.14x TPUv3, 1.25x GPU)\n"
-    << "geomean speedup at equal trained accuracy: "
+    << "geomean speedup at equal " << (Predicted(lacs) ? "predicted ImageNet" : "trained")
+    << " accuracy: "
     << (c.geomean_equal_accuracy
             ? FormatFixed(*c.geomean_equal_accuracy, 3) + "x over " + std::to_string(eq_count) +
                   " member(s)"

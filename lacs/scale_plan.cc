@@ -7,6 +7,9 @@
 #include "common/data_dir.h"
 #include "common/errors.h"
 #include "space/space.h"
+#ifdef DCNAS_WITH_XGBOOST
+#include "lacs/imagenet_accuracy.h"
+#endif
 #ifdef DCNAS_WITH_TORCH
 #include "lacs/train.h"
 #include "models/torch/fashion_mnist.h"
@@ -20,6 +23,16 @@ std::unique_ptr<ProxyAccuracy> MakeAccuracy(const ScalePlan& plan,
                                             std::shared_ptr<TrainedStore> store,
                                             const ScaleProgress& progress) {
   const ScaleRequest& r = plan.request;
+  if (!r.accuracy.empty()) {
+    if (!r.accuracy.starts_with("imagenet:") || r.accuracy.size() == 9) {
+      throw InputError("--accuracy '" + r.accuracy + "' (valid: imagenet:FILE)");
+    }
+#ifdef DCNAS_WITH_XGBOOST
+    return MakeImageNetAccuracy(r.accuracy.substr(9), r.min_surrogate_tau);
+#else
+    throw InputError("--accuracy imagenet: this dcnas was built without XGBoost");
+#endif
+  }
 #ifdef DCNAS_WITH_TORCH
   if (r.train) {
     TrainSettings ts;
@@ -51,6 +64,9 @@ ScalePlan PlanScale(const ScaleRequest& request) {
                      std::to_string(sources) + ")");
   }
   if (r.out.empty()) throw InputError("scale: --out FAMILY_DIR is required");
+  if (!r.accuracy.empty() && (!r.accuracy.starts_with("imagenet:") || r.accuracy.size() == 9)) {
+    throw InputError("--accuracy '" + r.accuracy + "' (valid: imagenet:FILE)");
+  }
   if (r.references != "auto" && r.references != "none") {
     throw InputError("--references '" + r.references + "' (valid: auto, none)");
   }

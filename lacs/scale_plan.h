@@ -30,10 +30,14 @@ struct ScaleRequest {
   std::string data_dir;                     // Fashion-MNIST; "": the installed one
   int64_t limit_eval = 0;                   // > 0: smoke tests (stored apart)
   std::string trained_file;                 // "": OUT/trained.jsonl
-  bool train = true;                        // false: every accuracy must be in the file
-  std::string references = "auto";          // auto or none
-  std::string name;                         // family name; "": the base's
-  std::string out;                          // the family directory
+  // "": the proxy recipe's accuracy (trained or stored); "imagenet:FILE": an ImageNet surrogate's
+  // prediction of each full-size network (XGBoost builds), refused below min_surrogate_tau.
+  std::string accuracy;
+  double min_surrogate_tau = 0.5;
+  bool train = true;                // false: every accuracy must be in the file
+  std::string references = "auto";  // auto or none
+  std::string name;                 // family name; "": the base's
+  std::string out;                  // the family directory
 };
 
 struct ScalePlan {
