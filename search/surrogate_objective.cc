@@ -1,6 +1,8 @@
 #include "search/surrogate_objective.h"
 
 #include "common/errors.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
 #include "surrogate/accuracy_surrogate.h"
 #include "surrogate/imagenet_surrogate.h"
 
@@ -168,11 +170,31 @@ class ImageNetAccuracy : public AccuracyObjective {
   std::string sha256_;
 };
 
-}  // namespace
+class LoadedImageNetTop1 : public ImageNetTop1 {
+ public:
+  LoadedImageNetTop1(surrogate::ImageNetSurrogate s, std::string path, std::string sha256)
+      : surrogate_(std::move(s)), path_(std::move(path)), sha256_(std::move(sha256)) {}
+  double Predict(const models::Graph& full_size) const override {
+    double mean = 0.0;
+    double sd = 0.0;
+    surrogate_.Predict(full_size, mean, sd);
+    return mean;
+  }
+  nlohmann::json Config() const override {
+    return {{"kind", "imagenet"},
+            {"file", path_},
+            {"sha256", sha256_},
+            {"lofo_tau", surrogate_.metadata()["report"]["lofo_tau"]["tau"]}};
+  }
 
-std::unique_ptr<AccuracyObjective> MakeImageNetAccuracy(const std::string& path,
-                                                        const space::Space& space, double min_tau,
-                                                        const std::string& sha256) {
+ private:
+  surrogate::ImageNetSurrogate surrogate_;
+  std::string path_;
+  std::string sha256_;
+};
+
+// The surrogate at `path`, refused below `min_tau` (its leave-one-family-out tau).
+surrogate::ImageNetSurrogate LoadImageNet(const std::string& path, double min_tau) {
   surrogate::ImageNetSurrogate s = surrogate::ImageNetSurrogate::Load(path);
   const nlohmann::json& m = s.metadata();
   const double tau = m.contains("report") ? m["report"]["lofo_tau"].value("tau", -2.0) : -2.0;
@@ -180,7 +202,21 @@ std::unique_ptr<AccuracyObjective> MakeImageNetAccuracy(const std::string& path,
     throw InputError(path + ": leave-one-family-out tau " + std::to_string(tau) +
                      " is below --min-surrogate-tau " + std::to_string(min_tau));
   }
-  return std::make_unique<ImageNetAccuracy>(std::move(s), space, path, min_tau, sha256);
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<ImageNetTop1> ImageNetTop1::Load(const std::string& path, double min_tau) {
+  return std::make_unique<LoadedImageNetTop1>(LoadImageNet(path, min_tau), path,
+                                              Sha256Hex(ReadFile(path)));
+}
+
+std::unique_ptr<AccuracyObjective> MakeImageNetAccuracy(const std::string& path,
+                                                        const space::Space& space, double min_tau,
+                                                        const std::string& sha256) {
+  return std::make_unique<ImageNetAccuracy>(LoadImageNet(path, min_tau), space, path, min_tau,
+                                            sha256);
 }
 
 std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::string& path,

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "models/graph.h"
 #include "search/objectives.h"
 
 namespace dcnas::search {
@@ -33,5 +34,16 @@ std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::s
 std::unique_ptr<AccuracyObjective> MakeImageNetAccuracy(const std::string& path,
                                                         const space::Space& space, double min_tau,
                                                         const std::string& sha256);
+
+// Published ImageNet top-1 of a full-size graph from an ImageNet surrogate, for scorers outside a
+// search (LACS's `scale --accuracy imagenet:FILE`): loaded and refused as MakeImageNetAccuracy
+// does.
+class ImageNetTop1 {
+ public:
+  virtual ~ImageNetTop1() = default;
+  static std::unique_ptr<ImageNetTop1> Load(const std::string& path, double min_tau);
+  virtual double Predict(const models::Graph& full_size) const = 0;
+  virtual nlohmann::json Config() const = 0;  // kind imagenet, file, sha256, lofo_tau
+};
 
 }  // namespace dcnas::search

@@ -132,6 +132,12 @@ if "$dcnas" --help | grep -q surrogate; then
   check "search --accuracy imagenet: below the tau floor" 2 "$dcnas" search --space "$root/data/search_spaces/dc-accelerator.yaml" \
     --accuracy "imagenet:$tmp/imagenet.ubj" --min-surrogate-tau 0.99 --latency none --budget 20 --out "$tmp/imagenet-search2"
   contains "tau floor named" "$tmp/err" "leave-one-family-out tau"
+  check "scale --accuracy imagenet:" 0 "$dcnas" scale efficientnet-x-b0 --accel tpu-v3 --mode both \
+    --accuracy "imagenet:$tmp/imagenet.ubj" --train-members 3 --members 3 --out "$tmp/imagenet-lacs"
+  contains "scale: the accuracies say predicted" "$tmp/out" "geomean speedup at equal predicted ImageNet accuracy"
+  check "scale --accuracy: another kind" 2 "$dcnas" scale efficientnet-x-b0 --accel tpu-v3 \
+    --accuracy "surrogate:$tmp/s.ubj" --out "$tmp/imagenet-lacs2"
+  contains "scale --accuracy names the valid kind" "$tmp/err" "valid: imagenet:FILE"
 fi
 
 # Proxy validity: a made-up proxy of two seeds with curves on 30 of the networks, against the import.
