@@ -182,6 +182,42 @@ def imagenet_verdict(root):
             "accuracy rests on that label: read it as untested; the latencies stand.", ""]
 
 
+def imagenet_verdicts(root):
+    """Section 7: the search and LACS verdicts redone on the ImageNet surrogate, read from the
+    shipped outputs of scripts/imagenet-search.sh and scripts/imagenet-lacs.sh."""
+    search = os.path.join(root, "data", "search-study", "imagenet", "README.md")
+    lacs = [(st, os.path.join(root, "data", "study", "imagenet-lacs", f"x-b0-{st}.comparison.json"))
+            for st in ("tpu-v3", "v100")]
+    report = os.path.join(root, "data", "surrogates", "imagenet-mbconv-in1k.report.json")
+    if not (os.path.exists(search) and os.path.exists(report)):
+        return []
+    r = load(report)
+    out = ["## 7. Verdicts on the ImageNet surrogate", "",
+           f"Accuracy here is published ImageNet top-1 predicted by the ImageNet surrogate "
+           f"(data/surrogates/imagenet-mbconv-in1k.ubj; {r['networks']} published networks, "
+           f"leave-one-family-out tau {r['lofo_tau']['tau']:.3f}, "
+           f"{r['lofo_matched']['tau']:.3f} at equal FLOPs, mean error {r['lofo_mae_pp']:.2f} pp; "
+           "docs/imagenet-labels.md). Predictions, not trainings: a speedup 'at equal accuracy' "
+           "is within the surrogate's error of the reference, and networks outside the published "
+           "networks' feature range are extrapolations.", ""]
+    with open(search) as f:
+        table = [l for l in f.read().splitlines() if l.startswith("|")]
+    out += ["Search (scripts/imagenet-search.sh; random search beside evolution):", ""] + table + [""]
+    rows = []
+    for st, path in lacs:
+        if os.path.exists(path):
+            c = load(path)
+            eq = c.get("geomean_equal_accuracy")
+            rows.append(f"| {st} | {c['geomean_speedup']:.3f}x | "
+                        f"{eq:.3f}x |" if eq is not None else
+                        f"| {st} | {c['geomean_speedup']:.3f}x | - |")
+    if rows:
+        out += ["LACS against FLOPs scaling of EfficientNet-X-B0 (scripts/imagenet-lacs.sh):", "",
+                "| chip | at equal phi | at equal predicted ImageNet accuracy |", "|---|---|---|"]
+        out += rows + [""]
+    return out
+
+
 def main():
     if sys.argv[1:] in (["-h"], ["--help"]):
         print(__doc__, end="")
@@ -527,6 +563,8 @@ def main():
             lines.append(f"![latency against published ImageNet top-1, {st}]"
                          f"(accuracy-latency-{st}.svg)")
         lines.append("")
+
+    lines += imagenet_verdicts(root)
 
     lines += ["## Files", "",
               "- `NAME/lacs`, `NAME/flops`: family.json, family.csv, family.txt, grid.csv (every "
