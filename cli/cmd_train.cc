@@ -45,7 +45,8 @@ void AddTrainOptions(po::options_description& options, TrainArgs& a) {
       "depth", po::value(&a.depth)->default_value(1.0), "depth coefficient for --blocks")(
       "dataset", po::value(&t.dataset)->default_value("fashion-mnist"),
       "fashion-mnist[:DIR] (Debian's package), cifar10:DIR and cifar100:DIR (the binary "
-      "releases), imagefolder:DIR (DIR/train/<class>/*.jpg|png, DIR/val/..., optional DIR/test/)")(
+      "releases), imagefolder:DIR (DIR/train/<class>/*.jpg|png with DIR/val/..., DIR/test/ or "
+      "both; without val/ the validation images are carved from train/ by class)")(
       "data-dir", po::value(&t.data_dir)->default_value(lt::kFashionMnistDir),
       "Fashion-MNIST's directory of gzipped IDX files (same as --dataset fashion-mnist:DIR)")(
       "image-size", po::value(&t.image_size)->default_value(0),
@@ -79,7 +80,8 @@ void AddTrainOptions(po::options_description& options, TrainArgs& a) {
       "train on at most N images (0: all; 55,000 for Fashion-MNIST)")(
       "validation-images", po::value(&t.validation_images)->default_value(0),
       "images held out of the training file for validation (0: 5,000, or a tenth of a file of "
-      "fewer than 50,000; image folders use val/)")(
+      "fewer than 50,000; image folders use val/ where they have one, else carve these from "
+      "train/ by class)")(
       "limit-eval", po::value(&t.limit_eval)->default_value(0),
       "validate and test on at most N images each (0: all)")(
       "proxy", po::bool_switch(&a.proxy),
@@ -149,7 +151,7 @@ int RunTrain(const Args& args) {
           "[--seed S] [--proxy] [--device cpu|cuda[:N]] --out RUN_DIR [--resume]",
           "Trains a model with LibTorch on Fashion-MNIST (default), CIFAR-10/100 or a folder of\n"
           "JPEG/PNG images: 5,000 training images held out for validation (an image folder's\n"
-          "val/ instead), cosine learning rate with warm-up, label smoothing, weight decay,\n"
+          "val/ instead, if it has one), cosine learning rate with warm-up, label smoothing, weight decay,\n"
           "random flips (and shifts for CIFAR and image folders), inputs normalised with the\n"
           "training split's per-channel statistics. An image folder is decoded once and kept as\n"
           "a tensor file beside RUN_DIR (--cache-dir), reused until the folder changes.\n"

@@ -39,8 +39,10 @@ class TrainingData {
   // validation_images of a fixed shuffle, SelectImages).
   bool separate_val() const { return val_ != nullptr; }
   const ImageSet& val_source() const { return val_ ? *val_ : *train_; }
-  // Which images a run uses: SelectImages over train/test, or with a separate validation set its
-  // first limit_eval images (all with 0) and the whole training set in a fixed shuffle.
+  // Which images a run uses: SelectImages over train/test (SelectImagesStratified for an image
+  // folder's carved validation images), or with a separate validation set the first limit_eval
+  // images (all with 0) of fixed shuffles of val/ and test/ and the whole training set in a fixed
+  // shuffle.
   ImageSelection Select(int validation_images, int64_t limit_train, int64_t limit_eval) const;
   const LoadedDataset& facts() const { return *facts_; }  // names, path, hash, cache file
 
@@ -57,6 +59,7 @@ class TrainingData {
   int classes_ = kFashionMnistClasses;
   std::shared_ptr<const ImageSet> train_;
   std::shared_ptr<const ImageSet> val_;  // null: drawn from train_
+  bool carved_ = false;                  // val_ null and drawn by class (an image folder's carve)
   std::shared_ptr<const ImageSet> test_;
   std::shared_ptr<const LoadedDataset> facts_;  // without the images
   std::shared_ptr<Cache> cache_;

@@ -116,4 +116,63 @@ ImageSelection SelectImages(int64_t train_count, int64_t test_count, int validat
   return s;
 }
 
+ImageSelection SelectImagesStratified(const std::vector<uint16_t>& train_labels, int classes,
+                                      int64_t test_count, int validation_images,
+                                      int64_t limit_train, int64_t limit_eval) {
+  const auto train_count = static_cast<int64_t>(train_labels.size());
+  if (validation_images < 1 || validation_images >= train_count) {
+    throw InputError("validation images must be in 1.." + std::to_string(train_count - 1) +
+                     " (the images of train/), got " + std::to_string(validation_images));
+  }
+  std::vector<int64_t> per_class(static_cast<size_t>(classes), 0);
+  for (const uint16_t l : train_labels) {
+    if (l >= classes) throw InternalError("SelectImagesStratified: label out of range");
+    ++per_class[l];
+  }
+  // Largest remainders: floor shares first, then the classes with the largest fractions.
+  std::vector<int64_t> quota(static_cast<size_t>(classes), 0);
+  std::vector<std::pair<double, int>> remainders;
+  int64_t given = 0;
+  for (int c = 0; c < classes; ++c) {
+    const double share = static_cast<double>(validation_images) *
+                         static_cast<double>(per_class[c]) / static_cast<double>(train_count);
+    quota[c] = std::min(static_cast<int64_t>(share), std::max<int64_t>(0, per_class[c] - 1));
+    given += quota[c];
+    remainders.emplace_back(share - static_cast<double>(quota[c]), c);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; given < validation_images && k < remainders.size() * 2; ++k) {
+    const int c = remainders[k % remainders.size()].second;
+    if (quota[c] + 1 <= per_class[c] - 1) {
+      ++quota[c];
+      ++given;
+    }
+  }
+  if (given < validation_images) {
+    throw InputError("validation images: " + std::to_string(validation_images) +
+                     " cannot be carved from train/ leaving every class a training image");
+  }
+  std::vector<int64_t> order = Iota(train_count);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(kValidationSplitSeed));
+  ImageSelection s;
+  for (const int64_t i : order) {
+    int64_t& q = quota[train_labels[static_cast<size_t>(i)]];
+    if (q > 0) {
+      s.val.push_back(i);
+      --q;
+    } else {
+      s.train.push_back(i);
+    }
+  }
+  // An image folder's test/ is listed class by class: a fixed shuffle, so that a limit_eval subset
+  // holds every class, not the first ones.
+  s.test = Iota(test_count);
+  std::shuffle(s.test.begin(), s.test.end(), std::mt19937_64(kValidationSplitSeed + 1));
+  KeepFirst(s.train, limit_train);
+  KeepFirst(s.val, limit_eval);
+  KeepFirst(s.test, limit_eval);
+  return s;
+}
+
 }  // namespace dcnas::models::libtorch

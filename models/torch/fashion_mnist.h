@@ -62,6 +62,17 @@ struct ImageSelection {
 ImageSelection SelectImages(int64_t train_count, int64_t test_count, int validation_images,
                             int64_t limit_train, int64_t limit_eval);
 
+// The same for a training set whose validation images are carved from it by class (an image
+// folder with train/ and test/ but no val/): the same fixed shuffle, and from it each class gives
+// its share of `validation_images` (largest remainders; every class keeps at least one training
+// image), taken first in shuffled order; the training split is the rest in that order; the test
+// images in a fixed shuffle of their own (a folder lists them class by class, and a limit_eval
+// subset must hold every class). Depends on the labels and limits only. Throws InputError unless 1
+// <= validation_images < train_count.
+ImageSelection SelectImagesStratified(const std::vector<uint16_t>& train_labels, int classes,
+                                      int64_t test_count, int validation_images,
+                                      int64_t limit_train, int64_t limit_eval);
+
 // The validation images held out of a training file of `train_count` images when a run names
 // none: 5,000 (Fashion-MNIST, CIFAR), or a tenth of a smaller file (at least 1).
 inline int DefaultValidationImages(int64_t train_count) {

@@ -361,10 +361,16 @@ void WriteBytes(std::ofstream& out, const void* data, size_t bytes) {
 // The tensor file: one JSON line (format, version, key, sizes, class names, content hash), then
 // each split's pixels and labels (uint16, little-endian as this machine writes them).
 void WriteCache(const std::string& path, const LoadedDataset& d, const std::string& key, int size) {
-  nlohmann::json h = {
-      {"format", kCacheFormat}, {"version", kCacheVersion}, {"key", key},
-      {"size", size},           {"classes", d.class_names}, {"content_hash", d.content_hash},
-      {"train", d.train.count}, {"val", d.val->count},      {"test", d.test.count}};
+  nlohmann::json h = {{"format", kCacheFormat},
+                      {"version", kCacheVersion},
+                      {"key", key},
+                      {"size", size},
+                      {"classes", d.class_names},
+                      {"content_hash", d.content_hash},
+                      {"train", d.train.count},
+                      {"val", d.val ? d.val->count : 0},
+                      {"test", d.test.count},
+                      {"val_carved", d.val_carved}};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -372,7 +378,9 @@ void WriteCache(const std::string& path, const LoadedDataset& d, const std::stri
       throw InputError(tmp + ": cannot write the image cache (" + std::strerror(errno) + ")");
     const std::string header = h.dump() + "\n";
     WriteBytes(out, header.data(), header.size());
-    for (const ImageSet* s : {&d.train, &*d.val, &d.test}) {
+    std::vector<const ImageSet*> sets = {&d.train, &d.test};
+    if (d.val) sets.insert(sets.begin() + 1, &*d.val);
+    for (const ImageSet* s : sets) {
       WriteBytes(out, s->pixels.data(), s->pixels.size());
       WriteBytes(out, s->labels.data(), s->labels.size() * sizeof(uint16_t));
     }
@@ -408,9 +416,13 @@ std::optional<LoadedDataset> ReadCache(const std::string& path, const std::strin
     LoadedDataset d;
     d.class_names = h.at("classes").get<std::vector<std::string>>();
     d.content_hash = h.at("content_hash").get<std::string>();
-    d.val.emplace();
-    const std::pair<ImageSet*, const char*> splits[] = {
-        {&d.train, "train"}, {&*d.val, "val"}, {&d.test, "test"}};
+    d.val_carved = h.value("val_carved", false);
+    std::vector<std::pair<ImageSet*, const char*>> splits = {{&d.train, "train"},
+                                                             {&d.test, "test"}};
+    if (!d.val_carved) {
+      d.val.emplace();
+      splits.insert(splits.begin() + 1, {&*d.val, "val"});
+    }
     for (const auto& [s, split] : splits) {
       s->channels = 3;
       s->rows = size;
@@ -430,7 +442,8 @@ std::optional<LoadedDataset> ReadCache(const std::string& path, const std::strin
       why = "damaged (its size does not match its header)";
       return std::nullopt;
     }
-    if (ContentHash({&d.train, &*d.val, &d.test}) != d.content_hash) {
+    if ((d.val ? ContentHash({&d.train, &*d.val, &d.test}) : ContentHash({&d.train, &d.test})) !=
+        d.content_hash) {
       why = "damaged (its content hash does not match)";
       return std::nullopt;
     }
@@ -446,8 +459,8 @@ std::optional<LoadedDataset> ReadCache(const std::string& path, const std::strin
 std::vector<std::string> FolderClasses(const std::string& dir) {
   if (!IsDir(dir + "/train")) {
     throw InputError(dir +
-                     "/train: missing (an image folder holds train/ and val/, each with one "
-                     "folder of images per class)");
+                     "/train: missing (an image folder holds train/ with val/ or test/ or both, "
+                     "each with one folder of images per class)");
   }
   std::vector<std::string> classes = SortedSubdirs(dir + "/train");
   if (classes.size() < 2) {
@@ -471,11 +484,18 @@ LoadedDataset LoadImageFolder(const std::string& dir, const DatasetLoadOptions& 
   d.name = "imagefolder";
   d.path = dir;
   d.class_names = FolderClasses(dir);
-  if (!IsDir(dir + "/val")) throw InputError(dir + "/val: missing (the validation split)");
-  d.classes = static_cast<int>(d.class_names.size());
+  const bool has_val = IsDir(dir + "/val");
   const bool has_test = IsDir(dir + "/test");
+  if (!has_val && !has_test) {
+    throw InputError(dir +
+                     ": neither val/ nor test/ beside train/ (with test/ alone, the "
+                     "validation images are carved from train/)");
+  }
+  d.val_carved = !has_val;
+  d.classes = static_cast<int>(d.class_names.size());
   const std::vector<FolderFile> train = ListSplit(dir + "/train", d.class_names);
-  const std::vector<FolderFile> val = ListSplit(dir + "/val", d.class_names);
+  const std::vector<FolderFile> val =
+      has_val ? ListSplit(dir + "/val", d.class_names) : std::vector<FolderFile>{};
   const std::vector<FolderFile> test =
       has_test ? ListSplit(dir + "/test", d.class_names) : std::vector<FolderFile>{};
   // The key: every file's path (relative to DIR), size and modification time, and the size.
@@ -499,6 +519,7 @@ LoadedDataset LoadImageFolder(const std::string& dir, const DatasetLoadOptions& 
   std::string why;
   if (std::optional<LoadedDataset> cached = ReadCache(d.cache_file, key, size, why)) {
     if (cached->class_names != d.class_names) why = "written for other classes";
+    if (cached->val_carved != d.val_carved) why = "written for another layout";
     if (why.empty()) {
       d.train = std::move(cached->train);
       d.val = std::move(cached->val);
@@ -513,13 +534,14 @@ LoadedDataset LoadImageFolder(const std::string& dir, const DatasetLoadOptions& 
                             ? o.threads
                             : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     d.train = DecodeSplit(train, size, threads, dir + "/train", o.progress);
-    d.val = DecodeSplit(val, size, threads, dir + "/val", o.progress);
+    if (has_val) d.val = DecodeSplit(val, size, threads, dir + "/val", o.progress);
     d.test = has_test ? DecodeSplit(test, size, threads, dir + "/test", o.progress) : *d.val;
-    d.content_hash = ContentHash({&d.train, &*d.val, &d.test});
+    d.content_hash =
+        has_val ? ContentHash({&d.train, &*d.val, &d.test}) : ContentHash({&d.train, &d.test});
     WriteCache(d.cache_file, d, key, size);
   }
   d.train.norm = ComputePixelNorm(d.train);
-  d.val->norm = d.train.norm;
+  if (d.val) d.val->norm = d.train.norm;
   d.test.norm = d.train.norm;
   return d;
 }

@@ -6,7 +6,9 @@
 //   cifar100:DIR         the CIFAR-100 binary release: train.bin, test.bin, 3,074-byte records
 //                        (coarse label, fine label, the same 3,072 bytes); the fine labels
 //   imagefolder:DIR      DIR/train/<class>/*.{jpg,jpeg,png} and DIR/val/<class>/..., optionally
-//                        DIR/test/<class>/...; JPEG decoded with libturbojpeg, PNG with libpng
+//                        DIR/test/<class>/...; or DIR/train and DIR/test alone, the validation
+//                        images then carved from train/ by class (SelectImagesStratified), never
+//                        from test/; JPEG decoded with libturbojpeg, PNG with libpng
 //
 // An image folder is decoded once: each image's centred square is resized (area averaging down,
 // bilinear up) to the load's image size and the result is kept as a tensor file in the cache
@@ -74,15 +76,18 @@ struct LoadedDataset {
   ImageSet train;
   std::optional<ImageSet> val;  // image folders' val/; else drawn from `train` (SelectImages)
   ImageSet test;                // image folders without test/: a copy of val/
-  std::string content_hash;     // SHA-256 (hex) over every split's images and labels
-  std::string cache_file;       // image folders: the tensor file read or written
-  bool cache_hit = false;       // image folders: read from the tensor file, nothing decoded
+  // Image folders without val/: the validation images are carved from train/ by class
+  // (SelectImagesStratified), and `val` is empty.
+  bool val_carved = false;
+  std::string content_hash;  // SHA-256 (hex) over every split's images and labels
+  std::string cache_file;    // image folders: the tensor file read or written
+  bool cache_hit = false;    // image folders: read from the tensor file, nothing decoded
 };
 
 // Loads a dataset. Throws InputError naming the file (and the record or image) for a missing or
 // truncated file, a record file of the wrong layout, a label out of range, a class folder with no
-// images, an image that does not decode, fewer than two classes, or a val/ or test/ class that
-// train/ lacks.
+// images, an image that does not decode, fewer than two classes, a val/ or test/ class that
+// train/ lacks, or an image folder with neither val/ nor test/.
 LoadedDataset LoadDataset(const std::string& spec, const DatasetLoadOptions& options = {});
 
 // The CIFAR readers on their own: one record file (cifar100: 3,074-byte records, fine labels).

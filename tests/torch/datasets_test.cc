@@ -2,8 +2,11 @@
 // folder's tensor cache reused and invalidated, and malformed inputs named in the error.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "common/errors.h"
 #include "common/file_io.h"
@@ -209,6 +212,70 @@ TEST_CASE("an image folder's test/ split") {
   CHECK(d.val->count == 6);
 }
 
+// The layout of most exported data sets (and of CIFAR-10 as JPEG files): train/ and test/, no
+// val/. The validation images are carved from train/ by class, seeded, never from test/.
+TEST_CASE("an image folder with train/ and test/ only: the validation images carved by class") {
+  const TempDir dir("folder_carved");
+  // 3 classes of 10, 6 and 4 training images; test/ from the fixture's second split.
+  testing::WriteImageFolder(dir / "imgs", 3, 4, 3);
+  fs::rename(dir / "imgs/val", dir / "imgs/test");
+  for (int i = 4; i < 10; ++i) {
+    testing::WritePng(dir / ("imgs/train/class_00/extra_" + std::to_string(i) + ".png"),
+                      testing::ClassImage(0, 20, 20, static_cast<uint32_t>(i)), 20, 20);
+  }
+  for (int i = 4; i < 6; ++i) {
+    testing::WritePng(dir / ("imgs/train/class_01/extra_" + std::to_string(i) + ".png"),
+                      testing::ClassImage(1, 20, 20, static_cast<uint32_t>(i)), 20, 20);
+  }
+  DatasetLoadOptions o;
+  o.image_size = 16;
+  o.cache_dir = dir / "cache";
+  const std::string spec = "imagefolder:" + (dir / "imgs");
+  const LoadedDataset d = LoadDataset(spec, o);
+  CHECK(d.val_carved);
+  CHECK_FALSE(d.val.has_value());
+  CHECK(d.train.count == 20);
+  CHECK(d.test.count == 9);
+  // The tensor cache keeps the layout.
+  const LoadedDataset again = LoadDataset(spec, o);
+  CHECK(again.cache_hit);
+  CHECK(again.val_carved);
+  CHECK_FALSE(again.val.has_value());
+  CHECK(again.content_hash == d.content_hash);
+
+  const TrainingData data = TrainingData::Load(spec, o);
+  CHECK_FALSE(data.separate_val());
+  // 5 validation images from 10 / 6 / 4 per class: 2.5 / 1.5 / 1.0 -> 3 / 1 / 1 or 2 / 2 / 1 by
+  // largest remainder (ties in class order), never from test/, every class keeping training images.
+  const ImageSelection s = data.Select(5, 0, 0);
+  CHECK(s.val.size() == 5);
+  CHECK(s.train.size() == 15);
+  CHECK(s.test.size() == 9);
+  std::vector<int> per_class(3, 0);
+  for (const int64_t i : s.val) ++per_class[data.train().labels[static_cast<size_t>(i)]];
+  CHECK(per_class[0] >= 2);
+  CHECK(per_class[0] <= 3);
+  CHECK(per_class[1] >= 1);
+  CHECK(per_class[2] == 1);
+  std::vector<int64_t> all = s.train;
+  all.insert(all.end(), s.val.begin(), s.val.end());
+  std::sort(all.begin(), all.end());
+  CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());  // disjoint, all of train/
+  CHECK(all.size() == 20);
+  // Deterministic: the same selection again, and from a fresh load.
+  CHECK(data.Select(5, 0, 0).val == s.val);
+  CHECK(TrainingData::Load(spec, o).Select(5, 0, 0).val == s.val);
+  // A limit on the evaluation images takes a shuffled subset of test/, not its first class.
+  const ImageSelection few = data.Select(5, 0, 4);
+  REQUIRE(few.test.size() == 4);
+  std::set<int> test_classes;
+  for (const int64_t i : few.test) test_classes.insert(data.test().labels[static_cast<size_t>(i)]);
+  CHECK(test_classes.size() >= 2);
+  // More validation images than train/ can give.
+  CHECK_THROWS_WITH(data.Select(20, 0, 0), Contains("validation images must be in 1..19"));
+  CHECK_THROWS_WITH(data.Select(18, 0, 0), Contains("leaving every class a training image"));
+}
+
 TEST_CASE("malformed image folders exit 2 naming the folder or file") {
   const TempDir dir("folder_bad");
   testing::WriteImageFolder(dir / "imgs", 3, 4, 2);
@@ -255,9 +322,22 @@ TEST_CASE("malformed image folders exit 2 naming the folder or file") {
     CHECK_THROWS_WITH(LoadDataset(spec, o),
                       Contains("class 'zebra' is not a class of the training"));
   }
-  SECTION("no val/") {
+  SECTION("neither val/ nor test/") {
     fs::remove_all(dir / "imgs/val");
-    CHECK_THROWS_WITH(LoadDataset(spec, o), Contains("imgs/val: missing"));
+    CHECK_THROWS_WITH(LoadDataset(spec, o), Contains("imgs: neither val/ nor test/"));
+    CHECK_FALSE((fs::exists(dir / "cache") && !fs::is_empty(dir / "cache")));
+  }
+  SECTION("test/ but no train/") {
+    fs::rename(dir / "imgs/val", dir / "imgs/test");
+    fs::remove_all(dir / "imgs/train");
+    CHECK_THROWS_WITH(LoadDataset(spec, o), Contains("imgs/train: missing"));
+  }
+  SECTION("a test class that train/ lacks, carved layout") {
+    fs::rename(dir / "imgs/val", dir / "imgs/test");
+    fs::create_directories(dir / "imgs/test/zebra");
+    testing::WritePng(dir / "imgs/test/zebra/z.png", testing::ClassImage(0, 20, 20, 1), 20, 20);
+    CHECK_THROWS_WITH(LoadDataset(spec, o),
+                      Contains("class 'zebra' is not a class of the training"));
   }
   SECTION("an image size out of range") {
     o.image_size = 4;
