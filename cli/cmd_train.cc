@@ -81,9 +81,8 @@ void AddTrainOptions(po::options_description& options, TrainArgs& a) {
       "validation-images", po::value(&t.validation_images)->default_value(0),
       "images held out of the training file for validation (0: 5,000, or a tenth of a file of "
       "fewer than 50,000; image folders use val/ where they have one, else carve these from "
-      "train/ by class)")(
-      "limit-eval", po::value(&t.limit_eval)->default_value(0),
-      "validate and test on at most N images each (0: all)")(
+      "train/ by class)")("limit-eval", po::value(&t.limit_eval)->default_value(0),
+                          "validate and test on at most N images each (0: all)")(
       "proxy", po::bool_switch(&a.proxy),
       "proxy scaling for 28-32 px inputs: resolution 32, 1 removed stride-2 stage, width x0.25")(
       "removed-downsamples", po::value(&a.removed)->default_value(-1),
@@ -151,7 +150,8 @@ int RunTrain(const Args& args) {
           "[--seed S] [--proxy] [--device cpu|cuda[:N]] --out RUN_DIR [--resume]",
           "Trains a model with LibTorch on Fashion-MNIST (default), CIFAR-10/100 or a folder of\n"
           "JPEG/PNG images: 5,000 training images held out for validation (an image folder's\n"
-          "val/ instead, if it has one), cosine learning rate with warm-up, label smoothing, weight decay,\n"
+          "val/ instead, if it has one), cosine learning rate with warm-up, label smoothing, "
+          "weight decay,\n"
           "random flips (and shifts for CIFAR and image folders), inputs normalised with the\n"
           "training split's per-channel statistics. An image folder is decoded once and kept as\n"
           "a tensor file beside RUN_DIR (--cache-dir), reused until the folder changes.\n"
