@@ -9,7 +9,7 @@ source "$(dirname "$0")/smoke_lib.sh"
 root="${DCNAS_SOURCE_ROOT:?}"
 
 for s in accuracy-data proxy-study search-study install-deps run-main run-study transfer_study \
-  calibrate_profiles imagenet-search imagenet-families imagenet-lacs; do
+  calibrate_profiles imagenet-search imagenet-families imagenet-lacs cifar10-validity; do
   script="$root/scripts/$s.sh"
   first=$(sed -n 2p "$script" | sed 's/^# \{0,1\}//')
   check "$s --help" 0 timeout 20 bash "$script" --help
