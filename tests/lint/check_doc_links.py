@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-MAX_README_LINES = 260
+MAX_README_LINES = 150
 SKIP_DIRS = {"out", "subprojects", "node_modules"}
 LINK_RE = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
