@@ -126,50 +126,6 @@ class CounterpartAccuracy : public AccuracyObjective {
   const space::Space& inner_space_;
 };
 
-// Published ImageNet top-1 predicted from each candidate's full-size graph (scaling 1).
-class ImageNetAccuracy : public AccuracyObjective {
- public:
-  ImageNetAccuracy(surrogate::ImageNetSurrogate surrogate, const space::Space& space,
-                   std::string file, double min_tau, std::string sha256)
-      : surrogate_(std::move(surrogate)),
-        space_(space),
-        file_(std::move(file)),
-        min_tau_(min_tau),
-        sha256_(std::move(sha256)) {}
-
-  double Accuracy(const space::Encoding& e) override {
-    double mean = 0.0;
-    double sd = 0.0;
-    surrogate_.Predict(space_.BuildFull(e, space::Scaling{}, {}), mean, sd);
-    return mean;
-  }
-
-  bool PredictWithStd(const std::vector<space::Encoding>& encodings, std::vector<double>& mean,
-                      std::vector<double>& std) override {
-    mean.assign(encodings.size(), 0.0);
-    std.assign(encodings.size(), 0.0);
-    for (size_t i = 0; i < encodings.size(); ++i) {
-      surrogate_.Predict(space_.BuildFull(encodings[i], space::Scaling{}, {}), mean[i], std[i]);
-    }
-    return true;
-  }
-
-  nlohmann::json Config() const override {
-    return {{"kind", "imagenet"},
-            {"file", file_},
-            {"sha256", sha256_},
-            {"lofo_tau", surrogate_.metadata()["report"]["lofo_tau"]["tau"]},
-            {"min_tau", min_tau_}};
-  }
-
- private:
-  surrogate::ImageNetSurrogate surrogate_;
-  const space::Space& space_;
-  std::string file_;
-  double min_tau_;
-  std::string sha256_;
-};
-
 class LoadedImageNetTop1 : public ImageNetTop1 {
  public:
   LoadedImageNetTop1(surrogate::ImageNetSurrogate s, std::string path, std::string sha256)
@@ -179,6 +135,9 @@ class LoadedImageNetTop1 : public ImageNetTop1 {
     double sd = 0.0;
     surrogate_.Predict(full_size, mean, sd);
     return mean;
+  }
+  void Predict(const models::Graph& full_size, double& mean, double& sd) const {
+    surrogate_.Predict(full_size, mean, sd);
   }
   nlohmann::json Config() const override {
     return {{"kind", "imagenet"},
@@ -205,6 +164,38 @@ surrogate::ImageNetSurrogate LoadImageNet(const std::string& path, double min_ta
   return s;
 }
 
+// Published ImageNet top-1 predicted from each candidate's full-size graph (scaling 1).
+class ImageNetAccuracy : public AccuracyObjective {
+ public:
+  ImageNetAccuracy(LoadedImageNetTop1 top1, const space::Space& space, double min_tau)
+      : top1_(std::move(top1)), space_(space), min_tau_(min_tau) {}
+
+  double Accuracy(const space::Encoding& e) override {
+    return top1_.Predict(space_.BuildFull(e, space::Scaling{}, {}));
+  }
+
+  bool PredictWithStd(const std::vector<space::Encoding>& encodings, std::vector<double>& mean,
+                      std::vector<double>& std) override {
+    mean.assign(encodings.size(), 0.0);
+    std.assign(encodings.size(), 0.0);
+    for (size_t i = 0; i < encodings.size(); ++i) {
+      top1_.Predict(space_.BuildFull(encodings[i], space::Scaling{}, {}), mean[i], std[i]);
+    }
+    return true;
+  }
+
+  nlohmann::json Config() const override {
+    nlohmann::json c = top1_.Config();
+    c["min_tau"] = min_tau_;
+    return c;
+  }
+
+ private:
+  LoadedImageNetTop1 top1_;
+  const space::Space& space_;
+  double min_tau_;
+};
+
 }  // namespace
 
 std::unique_ptr<ImageNetTop1> ImageNetTop1::Load(const std::string& path, double min_tau) {
@@ -215,8 +206,8 @@ std::unique_ptr<ImageNetTop1> ImageNetTop1::Load(const std::string& path, double
 std::unique_ptr<AccuracyObjective> MakeImageNetAccuracy(const std::string& path,
                                                         const space::Space& space, double min_tau,
                                                         const std::string& sha256) {
-  return std::make_unique<ImageNetAccuracy>(LoadImageNet(path, min_tau), space, path, min_tau,
-                                            sha256);
+  return std::make_unique<ImageNetAccuracy>(
+      LoadedImageNetTop1(LoadImageNet(path, min_tau), path, sha256), space, min_tau);
 }
 
 std::unique_ptr<AccuracyObjective> MakeCounterpartSurrogateAccuracy(const std::string& path,

@@ -493,6 +493,13 @@ class NetBuilder {
     return act ? b_.Act(x, *act) : x;
   }
 
+  // The parameter-free downsampling after an anti-aliased strided conv: avg 2x2, or the blur
+  // filter costed as a 3x3 average.
+  int AntiAliasPool(int x) {
+    return arch_.aa == AntiAlias::kAvg ? b_.Pool(x, PoolMode::kAvg, 2, 2, Padding::Symmetric(0))
+                                       : b_.Pool(x, PoolMode::kAvg, 3, 2, Padding::Symmetric(1));
+  }
+
   // A strided convolution (+ norm, + act) as timm writes it: with anti-aliasing, the conv runs at
   // stride 1 and a parameter-free pool downsamples after the activation.
   int ConvNormAct(int x, int64_t out, int kernel, int stride, int groups,
@@ -500,11 +507,7 @@ class NetBuilder {
     const bool aa = allow_aa && arch_.aa != AntiAlias::kNone && stride > 1;
     x = b_.Conv(x, out, kernel, ConvOpts(kernel, aa ? 1 : stride, groups));
     x = NormAct(x, act);
-    if (aa) {
-      x = arch_.aa == AntiAlias::kAvg ? b_.Pool(x, PoolMode::kAvg, 2, 2, Padding::Symmetric(0))
-                                      : b_.Pool(x, PoolMode::kAvg, 3, 2, Padding::Symmetric(1));
-    }
-    return x;
+    return aa ? AntiAliasPool(x) : x;
   }
 
   // Depthwise with one or several kernels (mixed: channel groups, the first taking the rest).
@@ -538,11 +541,7 @@ class NetBuilder {
     }
     x = b_.Concat(parts);
     x = NormAct(x, act);
-    if (aa) {
-      x = arch_.aa == AntiAlias::kAvg ? b_.Pool(x, PoolMode::kAvg, 2, 2, Padding::Symmetric(0))
-                                      : b_.Pool(x, PoolMode::kAvg, 3, 2, Padding::Symmetric(1));
-    }
-    return x;
+    return aa ? AntiAliasPool(x) : x;
   }
 
   int Se(int x, double ratio, Activation block_act) {
