@@ -90,7 +90,7 @@ grid=$phi2_grid train_members=0 scale x-b0-tpu-v3-phi2 tpu-v3 efficientnet-x-b0 
 for kind in tpu gpu; do
   { cat data/accuracy/published-imagenet.csv
     grep '^efficientnet-b' data/accuracy/published-imagenet.csv |
-      sed "s/^efficientnet-b\([0-9]\),\([^,]*\),\([^,]*\),.*/efficientnet-x-$kind-b\1,\2,\3,assumed: EfficientNet-B\1's,/"
+      sed "s/^efficientnet-b\([0-9]\),\([^,]*\),\([^,]*\),.*/efficientnet-x-$kind-b\1,\2,\3,in1k,,assumed: EfficientNet-B\1's,/"
   } > "$out/published-x-$kind.csv"
 done
 for setup in tpu-v3 v100; do

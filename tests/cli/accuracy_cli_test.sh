@@ -113,12 +113,13 @@ if "$dcnas" --help | grep -q surrogate; then
   contains "size named" "$tmp/err" "size 60"
   check "curve: bad sizes" 2 "$dcnas" surrogate curve --data "$tmp/imp.csv" --space "$tmp/mini.yaml" --sizes 20,x --out "$tmp/c2"
 
-  # The ImageNet surrogate on the zoo's published table (41 models, several families): the
+  # The ImageNet surrogate on the zoo's published table (the primary rows of 41 zoo models and 78
+  # timm architectures, several families): the
   # leave-one-family-out report, its file for imagenet-predict and a search, and its refusals.
   root="${DCNAS_SOURCE_ROOT:?}"
   check "surrogate imagenet" 0 "$dcnas" surrogate imagenet --published "$root/data/accuracy/published-imagenet.csv" \
     --out "$tmp/imagenet.ubj" --json "$tmp/imagenet.json" --draws 50 --space "$root/data/search_spaces/dc-accelerator.yaml" --samples 20
-  contains "imagenet: families held out" "$tmp/out" "leave one family out (41 networks"
+  contains "imagenet: families held out" "$tmp/out" "leave one family out (119 networks"
   contains "imagenet: the space's extrapolation" "$tmp/out" "of 20 sampled networks have a feature outside"
   json_ok "imagenet report parses" "$tmp/imagenet.json"
   check "imagenet-predict zoo models" 0 "$dcnas" surrogate imagenet-predict --model "$tmp/imagenet.ubj" efficientnet-b0 timm:mobilenetv2_100
