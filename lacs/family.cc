@@ -565,12 +565,30 @@ bool Predicted(const Family& f) {
   return f.accuracy.is_object() && f.accuracy.value("kind", "") == "imagenet";
 }
 
+// What the family's accuracy columns are: an ImageNet surrogate's prediction, a zero-cost label
+// (a score of the untrained proxy network, the same number for validation and test) or a
+// training's validation and test accuracy; with the line under the heading that says which.
+struct AccuracyColumns {
+  std::string first, second, line;
+};
+
+AccuracyColumns AccuracyColumnsOf(const Family& f) {
+  if (Predicted(f)) return {"predicted ImageNet top-1 %", "(same)", ""};
+  const std::string recipe =
+      f.accuracy.is_object() ? f.accuracy.value("recipe", std::string()) : std::string();
+  if (recipe.find("_zc-") != std::string::npos) {
+    return {"label %", "(same)",
+            "accuracy: zero-cost label of recipe " + recipe +
+                " (the untrained proxy network's score mapped to percent; no training)\n"};
+  }
+  if (recipe.empty()) return {"trained val %", "trained test %", ""};
+  return {"trained val %", "trained test %", "accuracy: trained with recipe " + recipe + "\n"};
+}
+
 std::string FamilyTable(const Family& f) {
-  const bool predicted = Predicted(f);
+  const AccuracyColumns columns = AccuracyColumnsOf(f);
   Table t({"member", "depth", "width", "resolution", "params", "GFLOPs", "activations",
-           "latency ms", "x base", "proxy px",
-           predicted ? "predicted ImageNet top-1 %" : "trained val %",
-           predicted ? "(same)" : "trained test %"});
+           "latency ms", "x base", "proxy px", columns.first, columns.second});
   t.SetRightAligned({false, true, true, true, true, true, true, true, true, true, true, true});
   const Measured& b = f.members.front().measured;
   for (const Member& m : f.members) {
@@ -581,7 +599,8 @@ std::string FamilyTable(const Family& f) {
               FormatFixed(m.measured.latency_ms / b.latency_ms, 2),
               m.proxy_resolution > 0 ? std::to_string(m.proxy_resolution) : std::string("-"),
               Acc(m.trained),
-              m.trained ? FormatFixed(m.trained->test_accuracy, 2) : std::string("-")});
+              columns.second == "(same)" || !m.trained ? std::string("-")
+                                                       : FormatFixed(m.trained->test_accuracy, 2)});
   }
   std::ostringstream s;
   s << f.name << ": " << ModeName(f.options.mode) << " scaling of " << f.base.name << " on "
@@ -591,7 +610,7 @@ std::string FamilyTable(const Family& f) {
     << "\nper-step coefficients: alpha (depth) " << FormatFixed(f.per_step.depth, 3)
     << ", beta (width) " << FormatFixed(f.per_step.width, 3) << ", gamma (resolution) "
     << FormatFixed(f.per_step.resolution, 3) << "\n"
-    << t.ToText();
+    << columns.line << t.ToText();
   // Members whose proxy networks coincide: their trained accuracies are equal by construction.
   std::map<std::string, std::vector<std::string>> by_network;
   for (const Member& m : f.members) {

@@ -282,7 +282,8 @@ std::string FinalistsCsv(const FinalistsReport& report) {
 }
 
 // Per reference that trained, the fastest finalist that trains at least as accurately.
-std::string ReferenceLines(const FinalistsReport& report) {
+std::string ReferenceLines(const FinalistsReport& report, const ProxyRecipe& recipe) {
+  const std::string what = recipe.zero_cost() ? "label" : "trained test";
   std::ostringstream txt;
   for (const Finalist& ref : report.runs) {
     if (ref.role != "reference" || !ref.trained.error.empty() || !ref.latency_ms) continue;
@@ -292,14 +293,16 @@ std::string ReferenceLines(const FinalistsReport& report) {
       if (x.trained.test_accuracy < ref.trained.test_accuracy) continue;
       if (best == nullptr || *x.latency_ms < *best->latency_ms) best = &x;
     }
-    txt << ref.name << " (trained test " << FormatFixed(ref.trained.test_accuracy, 2) << "%, "
+    txt << ref.name << " (" << what << " " << FormatFixed(ref.trained.test_accuracy, 2) << "%, "
         << FormatFixed(*ref.latency_ms, 3) << " ms): ";
     if (best == nullptr) {
-      txt << "no finalist trains to its accuracy\n";
+      txt << (recipe.zero_cost() ? "no finalist reaches its label\n"
+                                 : "no finalist trains to its accuracy\n");
     } else {
       txt << "the fastest finalist at least as accurate is " << best->name << ", "
           << FormatFixed(*best->latency_ms, 3) << " ms ("
-          << SpeedupText(*ref.latency_ms / *best->latency_ms) << "), test "
+          << SpeedupText(*ref.latency_ms / *best->latency_ms) << "), "
+          << (recipe.zero_cost() ? "label " : "test ")
           << FormatFixed(best->trained.test_accuracy, 2) << "%\n";
     }
   }
@@ -310,29 +313,45 @@ std::string ReferenceLines(const FinalistsReport& report) {
 // finalists (also set in report.tau), and the references against the finalists.
 std::string ReportText(const std::string& run_dir, const FinalistsOptions& o,
                        FinalistsReport& report) {
-  Table t(
-      {"role", "name", "predicted %", "latency ms", "params", "trained val %", "trained test %"});
+  // A zero-cost label is one score per network (validation and test alike): one column, named
+  // for what it is.
+  const bool label = o.recipe.zero_cost();
+  std::vector<std::string> header = {"role", "name", "predicted %", "latency ms", "params"};
+  if (label) {
+    header.push_back("label %");
+  } else {
+    header.push_back("trained val %");
+    header.push_back("trained test %");
+  }
+  Table t(header);
   std::vector<double> predicted, trained;
   for (const Finalist& x : report.runs) {
     const bool ok = x.trained.error.empty();
-    t.AddRow({x.role, x.name, Opt(x.predicted, 2), Opt(x.latency_ms, 3), std::to_string(x.params),
-              ok ? FormatFixed(x.trained.val_accuracy, 2) : "failed",
-              ok ? FormatFixed(x.trained.test_accuracy, 2) : "failed"});
+    std::vector<std::string> row = {x.role,
+                                    x.name,
+                                    Opt(x.predicted, 2),
+                                    Opt(x.latency_ms, 3),
+                                    std::to_string(x.params),
+                                    ok ? FormatFixed(x.trained.test_accuracy, 2) : "failed"};
+    if (!label) row.insert(row.end() - 1, ok ? FormatFixed(x.trained.val_accuracy, 2) : "failed");
+    t.AddRow(row);
     if (x.role == "finalist" && ok && x.predicted) {
       predicted.push_back(*x.predicted);
       trained.push_back(x.trained.test_accuracy);
     }
   }
   std::ostringstream txt;
-  txt << "finalists of " << run_dir << " trained with " << o.recipe.Key() << ", seed " << o.seed
-      << "\n"
+  txt << "finalists of " << run_dir
+      << (label ? " labelled by the zero-cost label of " : " trained with ") << o.recipe.Key()
+      << (label ? " (the untrained proxy network's score mapped to percent; no training)" : "")
+      << ", seed " << o.seed << "\n"
       << t.ToText();
   if (predicted.size() >= 2) {
     report.tau = KendallTau(predicted, trained);
-    txt << "Kendall tau, predicted vs trained test accuracy of the " << predicted.size()
-        << " finalists: " << FormatFixed(*report.tau, 3) << "\n";
+    txt << "Kendall tau, predicted vs " << (label ? "label" : "trained test accuracy") << " of the "
+        << predicted.size() << " finalists: " << FormatFixed(*report.tau, 3) << "\n";
   }
-  return txt.str() + ReferenceLines(report);
+  return txt.str() + ReferenceLines(report, o.recipe);
 }
 
 }  // namespace

@@ -88,6 +88,7 @@ before=$(sha256sum "$root/data/study/trained.jsonl")
 check "shipped study: x-b0 on tpu-v3, both modes" 0 "$dcnas" scale "$x" --mode both --name x-b0 \
   "${study_args[@]}" --out "$tmp/study"
 contains "comparison: geomean speedup" "$tmp/study/comparison.txt" "geomean latency speedup"
+contains "the accuracy columns' recipe named" "$tmp/study/lacs/family.txt" "accuracy: trained with recipe r16_"
 json_ok "family.json parses" "$tmp/study/lacs/family.json"
 json_ok "comparison.json parses" "$tmp/study/comparison.json"
 for f in lacs/family.csv lacs/grid.csv lacs/family.svg lacs/family-latency.svg \
@@ -119,6 +120,12 @@ if "$dcnas" --help | grep -q "^  train "; then
     --limit-eval 200 --members 2 --train-members 1 --jobs 2)
   check "small real scaling, both modes" 0 "$dcnas" scale "$x" --mode both "${small[@]}" --out "$tmp/real"
   contains "trained on the proxy" "$tmp/err" "to train (r16"
+  # A zero-cost label is not a training: the family's table says so and gives one column.
+  zc=("${small[@]}")
+  zc[5]=r16_b32_zc-naswot-a0.008-b7.6  # the value of small's --recipe
+  check "scaling on a zero-cost label" 0 "$dcnas" scale "$x" --mode lacs "${zc[@]}" --out "$tmp/zc"
+  contains "label named" "$tmp/zc/family.txt" "accuracy: zero-cost label of recipe r16_"
+  contains "label column" "$tmp/zc/family.txt" "label %"
   json_ok "real family.json parses" "$tmp/real/flops/family.json"
   lines=$(wc -l < "$tmp/real/trained.jsonl")
   check "rerun from the trained file, nothing trained" 0 "$dcnas" scale "$x" --mode both "${small[@]}" \

@@ -294,6 +294,14 @@ if "$dcnas" search finalists --help > /dev/null 2>&1 && [ -d /usr/share/datasets
   contains "recipes named" "$tmp/err" "one file, one recipe"
   check "a resume with another recipe" 2 "$dcnas" search finalists "${fin[@]}" --epochs 2 --resume
   contains "recipe of the journal named" "$tmp/err" "finalists.jsonl:1: trained with"
+  # A zero-cost label is not a training: one column, named for what it is.
+  cp -r "$tmp/a" "$tmp/zc" && rm -f "$tmp/zc"/finalists.*
+  check "finalists with a zero-cost label" 0 "$dcnas" search finalists --run "$tmp/zc" --space "$space" --k 2 \
+    --proxy-resolution 16 --batch 32 --jobs 2 --label zc-naswot-a0.008-b7.6
+  contains "label column" "$tmp/zc/finalists.txt" "label %"
+  contains "no training said" "$tmp/zc/finalists.txt" "labelled by the zero-cost label of"
+  if grep -w "trained" "$tmp/zc/finalists.txt"; then echo "FAIL a label reported as trained"; fails=$((fails + 1)); else
+    echo "ok   a label is never called trained"; fi
   check "search --finalists" 0 "$dcnas" search "${common[@]}" --strategy random --budget 50 --finalists 1 --finalists-recipe r16_n1000_e1 --train-limit-eval 100 --out "$tmp/fz"
   if [ "$(wc -l < "$tmp/fz/finalists.csv")" -eq 4 ]; then echo "ok   --finalists trained 1 finalist, 2 references"; else
     echo "FAIL --finalists rows"; fails=$((fails + 1)); fi
