@@ -9,20 +9,29 @@
 
 namespace dcnas::study {
 
+std::string MemberLabel(const std::string& family, const std::string& name) {
+  const std::string prefix = family + "-";
+  if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0) {
+    return name.substr(prefix.size());
+  }
+  return name;  // a name that does not spell its family (resnet50, deit-ti-16, timm:...)
+}
+
 Lineup PairFamilyMembers(const std::vector<std::string>& families,
                          const models::ModelRegistry& registry) {
   const std::vector<std::string> known = registry.Families();
   for (const std::string& family : families) {
-    if (std::find(known.begin(), known.end(), family) == known.end()) {
-      throw InputError("unknown family '" + family + "'" + DidYouMean(family, known));
-    }
+    if (std::find(known.begin(), known.end(), family) != known.end()) continue;
+    // A prefixed set's family (timm/EfficientNet) is made on first use; Family names the
+    // closest ones, prefixed or not, when it is not one either.
+    registry.Family(family);
   }
   Lineup lineup;
   lineup.headers = families;
   lineup.models.resize(families.size());
   if (families.empty()) return lineup;
   for (const models::ModelEntry* entry : registry.Family(families[0])) {
-    const std::string suffix = entry->name.substr(families[0].size() + 1);
+    const std::string suffix = MemberLabel(families[0], entry->name);
     std::vector<std::string> names{entry->name};
     for (size_t c = 1; c < families.size(); ++c) {
       const std::string other = families[c] + "-" + suffix;

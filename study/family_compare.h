@@ -23,8 +23,13 @@ struct Lineup {
   std::vector<std::vector<std::string>> models;  // models[column][row]: a zoo name
 };
 
-// Pairs the members of `families` by suffix: a row for each member of the first family that
-// every other family has too. Throws InputError for an unknown family or when no member is shared.
+// A member's row label: its name less "FAMILY-" (efficientnet-b0 -> b0), or the whole name when it
+// does not start so (resnet50 of resnet, deit-ti-16 of vit, timm:efficientnet_b0).
+std::string MemberLabel(const std::string& family, const std::string& name);
+
+// Pairs the members of `families` by their label (MemberLabel): a row for each member of the first
+// family that every other family has as FAMILY-LABEL too (whole-name labels pair with nothing).
+// Throws InputError for an unknown family or when no member is shared.
 Lineup PairFamilyMembers(const std::vector<std::string>& families,
                          const models::ModelRegistry& registry);
 

@@ -1,6 +1,7 @@
 // Comparing families: pairing by member suffix, baseline columns, speedups and their geomean.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/errors.h"
@@ -45,10 +46,28 @@ TEST_CASE("pairing the built-in EfficientNet and EfficientNet-X (TPU) families")
   CHECK(lineup.models[1].back() == "efficientnet-x-tpu-b7");
 }
 
+TEST_CASE("member labels: the name less FAMILY-, or the whole name") {
+  CHECK(MemberLabel("efficientnet", "efficientnet-b0") == "b0");
+  CHECK(MemberLabel("resnet", "resnet50") == "resnet50");
+  CHECK(MemberLabel("resnet", "resnet101") == "resnet101");
+  CHECK(MemberLabel("vit", "deit-ti-16") == "deit-ti-16");
+  CHECK(MemberLabel("timm/EfficientNet", "timm:efficientnet_b0") == "timm:efficientnet_b0");
+  CHECK(MemberLabel("a", "a-") == "a-");
+  // The built-in ResNet and ViT families, each compared across two chips.
+  const Lineup resnet = PairFamilyMembers({"resnet"}, models::BuiltinModels());
+  CHECK(resnet.members == std::vector<std::string>{"resnet50", "resnet101", "resnet152"});
+  const Lineup vit = PairFamilyMembers({"vit"}, models::BuiltinModels());
+  CHECK(std::find(vit.members.begin(), vit.members.end(), "deit-ti-16") != vit.members.end());
+  // A prefixed set's family is taken too.
+  const Lineup timm = PairFamilyMembers({"timm/EfficientNet-EdgeTPU"}, models::BuiltinModels());
+  CHECK_FALSE(timm.members.empty());
+  CHECK(timm.members.front().rfind("timm:", 0) == 0);
+}
+
 TEST_CASE("an unknown family or families that share nothing fail") {
   const models::ModelRegistry registry = Registry({{"a-b0", "a"}, {"x-c1", "x"}});
   CHECK_THROWS_AS(PairFamilyMembers({"a", "y"}, registry), InputError);
-  CHECK_THROWS_WITH(PairFamilyMembers({"a", "y"}, registry), Contains("unknown family 'y'"));
+  CHECK_THROWS_WITH(PairFamilyMembers({"a", "y"}, registry), Contains("unknown model family 'y'"));
   CHECK_THROWS_WITH(PairFamilyMembers({"efficientnet", "efficientnet-z"}, models::BuiltinModels()),
                     Contains("efficientnet-z") && Contains("did you mean"));
   CHECK_THROWS_WITH(PairFamilyMembers({"a", "x"}, registry), Contains("share no members"));
