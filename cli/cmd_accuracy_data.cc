@@ -382,7 +382,7 @@ int Stats(const Args& args) {
 int Validity(const Args& args) {
   po::options_description options("options");
   std::vector<std::string> files;
-  std::string reference, space_file, csv, json, zero_cost;
+  std::string reference, space_file, csv, json, svg, zero_cost;
   proxy::ValidityOptions o;
   options.add_options()("reference", po::value(&reference),
                         "the real labels: a benchmark's accuracy CSV (accuracy-data import)")(
@@ -398,13 +398,17 @@ int Validity(const Args& args) {
       "partial Spearman correlation given log params and its cost, on the candidates' networks "
       "(without candidates: on every network of the table)")(
       "csv", po::value(&csv), "also write the table as CSV (one line per proxy label)")(
-      "json", po::value(&json), "also write the report as JSON");
+      "json", po::value(&json), "also write the report as JSON")(
+      "svg", po::value(&svg),
+      "also write the validity-cost curve: tau with its interval against the cost per network "
+      "(log axis), a line per candidate through its per-epoch labels, zero-cost scores as "
+      "points, params and FLOPs as lines");
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
   if (!Parse(args,
              "dcnas accuracy-data validity --reference BENCH.csv --space FILE CANDIDATE.csv... "
-             "[--csv OUT.csv] [--json OUT.json]",
+             "[--csv OUT.csv] [--json OUT.json] [--svg OUT.svg]",
              "Proxy validity against real labels: for each candidate proxy's accuracy data (one "
              "recipe per file, a sample of the reference's networks, e.g. from `accuracy-data "
              "generate --stratify-by`), Kendall tau between its label and the reference's mean "
@@ -436,8 +440,10 @@ int Validity(const Args& args) {
   if (!zero_cost.empty()) table = proxy::ReadZeroCostTable(zero_cost, space);
   const proxy::ValidityReport report =
       proxy::ComputeValidity(ref, candidates, o, zero_cost.empty() ? nullptr : &table, zero_cost);
+  const std::string chart = svg.empty() ? std::string() : report.ToSvg();  // before any write
   if (!csv.empty()) WriteFileAtomic(csv, report.ToCsv());
   if (!json.empty()) WriteFileAtomic(json, report.ToJson().dump(2) + "\n");
+  if (!svg.empty()) WriteFileAtomic(svg, chart);
   std::cout << report.ToText();
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/errors.h"
+#include "common/svg_chart.h"
 #include "common/table.h"
 #include "common/text.h"
 
@@ -308,6 +309,63 @@ std::string ValidityReport::ToCsv() const {
            (std::isnan(r.mean_accuracy) ? "" : FormatShortest(r.mean_accuracy)) + "\n";
   }
   return out;
+}
+
+std::string ValidityReport::ToSvg() const {
+  Chart chart;
+  chart.title = "proxy validity against " + reference_file + " (" +
+                std::to_string(reference_networks) + " networks): Kendall tau with " +
+                FormatFixed(100.0 * options.level, 0) + "% bootstrap intervals";
+  chart.x = {.title = "cost per network (s of training or scoring)", .log = true};
+  chart.y = {.title = "Kendall tau against the reference's mean accuracy"};
+  // One line per candidate file through its single-seed labels (per epoch), in epoch order; its
+  // seed-averaged labels as a second series of points.
+  std::map<std::string, std::pair<ChartSeries, ChartSeries>> by_file;
+  std::vector<std::string> order;
+  for (const ValidityRow& r : rows) {
+    if (r.file.empty() || !(r.cost_s > 0.0) || !std::isfinite(r.tau.tau)) continue;
+    auto [it, added] = by_file.try_emplace(r.file);
+    if (added) {
+      order.push_back(r.file);
+      it->second.first.label = r.recipe;
+      it->second.first.style = ChartSeries::Style::kLinePoints;
+      it->second.second.label = r.recipe + ", seeds averaged";
+    }
+    ChartSeries& series = r.seeds <= 1 ? it->second.first : it->second.second;
+    series.x.push_back(r.cost_s);
+    series.y.push_back(r.tau.tau);
+    series.y_lo.push_back(std::min(r.tau.lo, r.tau.tau));
+    series.y_hi.push_back(std::max(r.tau.hi, r.tau.tau));
+    series.point_labels.push_back(r.seeds > 1 ? std::to_string(r.seeds) + " seeds"
+                                              : "e" + std::to_string(r.epochs));
+  }
+  for (const std::string& file : order) {
+    auto& [curve, averaged] = by_file.at(file);
+    if (!curve.x.empty()) chart.series.push_back(curve);
+    if (!averaged.x.empty()) chart.series.push_back(averaged);
+  }
+  ChartSeries scores{.label = "zero-cost scores (" + zero_cost_file + ")"};
+  for (const ZeroCostValidity& z : zero_cost) {
+    if (z.cost_s > 0.0 && std::isfinite(z.tau.tau)) {
+      scores.x.push_back(z.cost_s);
+      scores.y.push_back(z.tau.tau);
+      scores.y_lo.push_back(std::min(z.tau.lo, z.tau.tau));
+      scores.y_hi.push_back(std::max(z.tau.hi, z.tau.tau));
+      scores.point_labels.push_back(z.score);
+    }
+  }
+  if (!scores.x.empty()) chart.series.push_back(scores);
+  for (const ValidityRow& r : rows) {
+    if (r.file.empty() && std::isfinite(r.tau.tau)) {
+      chart.references.push_back({.vertical = false,
+                                  .value = r.tau.tau,
+                                  .label = r.recipe + " (free): " + FormatFixed(r.tau.tau, 3)});
+    }
+  }
+  if (chart.series.empty()) {
+    throw InputError("validity chart: no candidate label or zero-cost score with a cost to plot");
+  }
+  return RenderSvg(chart);
 }
 
 nlohmann::json ValidityReport::ToJson() const {

@@ -77,6 +77,11 @@ struct ValidityReport {
   std::string ToText() const;
   std::string ToCsv() const;  // one line per row
   nlohmann::json ToJson() const;
+  // The validity-cost curve as an SVG chart: tau (with its interval) against the cost per network
+  // on a log axis, one line per candidate through its per-epoch labels (single seed), its
+  // seed-averaged labels as points, the zero-cost scores as labelled points at their cost and the
+  // free full-size counts (params, FLOPs) as horizontal lines.
+  std::string ToSvg() const;
 };
 
 // Throws InputError naming the file: a candidate of several recipes, a candidate or reference
