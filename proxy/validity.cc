@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -327,9 +328,11 @@ std::string ValidityReport::ToSvg() const {
     auto [it, added] = by_file.try_emplace(r.file);
     if (added) {
       order.push_back(r.file);
-      it->second.first.label = r.recipe;
+      // The file's name: recipe keys are too long for a legend (the table gives them).
+      const std::string name = std::filesystem::path(r.file).stem().string();
+      it->second.first.label = name;
       it->second.first.style = ChartSeries::Style::kLinePoints;
-      it->second.second.label = r.recipe + ", seeds averaged";
+      it->second.second.label = name + ", seeds averaged";
     }
     ChartSeries& series = r.seeds <= 1 ? it->second.first : it->second.second;
     series.x.push_back(r.cost_s);
@@ -344,7 +347,7 @@ std::string ValidityReport::ToSvg() const {
     if (!curve.x.empty()) chart.series.push_back(curve);
     if (!averaged.x.empty()) chart.series.push_back(averaged);
   }
-  ChartSeries scores{.label = "zero-cost scores (" + zero_cost_file + ")"};
+  ChartSeries scores{.label = "zero-cost scores"};
   for (const ZeroCostValidity& z : zero_cost) {
     if (z.cost_s > 0.0 && std::isfinite(z.tau.tau)) {
       scores.x.push_back(z.cost_s);
