@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "common/errors.h"
@@ -101,9 +102,11 @@ namespace {
 
 // ReadObjectiveTable on the file's text; with `average`, a network listed several times (the
 // replicates of an accuracy file) takes the mean of its values instead of needing one value.
+// `max` bounds the values from above (inclusive; infinity for none).
 ObjectiveTable ReadTable(const std::string& path, const std::string& file_text,
                          const std::string& column, const space::Space& space, double min,
-                         bool min_exclusive, bool average) {
+                         bool min_exclusive, bool average,
+                         double max = std::numeric_limits<double>::infinity()) {
   ObjectiveTable table{path, column, {}};
   std::unordered_map<std::string, int> counts;
   std::istringstream in(file_text);
@@ -146,9 +149,11 @@ ObjectiveTable ReadTable(const std::string& path, const std::string& file_text,
     char* end = nullptr;
     const double value = std::strtod(value_text.c_str(), &end);
     if (value_text.empty() || *end != '\0' || !std::isfinite(value) ||
-        (min_exclusive ? !(value > min) : !(value >= min))) {
+        (min_exclusive ? !(value > min) : !(value >= min)) || value > max) {
       throw InputError(where + "column '" + column + "': bad value '" + value_text + "' (a finite" +
                        " number " + (min_exclusive ? "above " : "at least ") + FormatFixed(min, 0) +
+                       (std::isfinite(max) ? " and at most " + FormatFixed(max, 0) + ": percent"
+                                           : std::string()) +
                        ")");
     }
     const auto [it, inserted] = table.values.emplace(canonical, value);
@@ -201,7 +206,7 @@ ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& co
 
 ObjectiveTable ReadAccuracyTable(const std::string& path, const space::Space& space) {
   const std::string text = ReadFile(path);
-  return ReadTable(path, text, AccuracyColumn(text), space, 0.0, false, true);
+  return ReadTable(path, text, AccuracyColumn(text), space, 0.0, false, true, 100.0);
 }
 
 std::unique_ptr<AccuracyObjective> MakeTableAccuracy(const std::string& path,

@@ -74,7 +74,9 @@ ObjectiveTable ReadObjectiveTable(const std::string& path, const std::string& co
 
 // The accuracies of an accuracy table: the plain form `encoding,accuracy` (one row per network or
 // per replicate) or the full accuracy CSV (proxy/README.md: val_accuracy when every row has one,
-// else test_accuracy); a network's replicates average.
+// else test_accuracy), in percent: every value in [0, 100] (the journal's rule), else an
+// InputError naming the line. A network listed several times (replicates) takes the mean of its
+// values, each row weighted equally.
 ObjectiveTable ReadAccuracyTable(const std::string& path, const space::Space& space);
 
 // Accuracy from an accuracy table (ReadAccuracyTable); an encoding the table lacks is an

@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "search/objectives.h"
 
 namespace dcnas::search {
 namespace {
@@ -97,6 +98,25 @@ TEST_CASE("a table spec makes the table objective, hashed into its configuration
   CHECK(InputErrorOf([&] { MakeAccuracyObjective("table:" + missing, space, {}); }).find(missing) !=
         std::string::npos);
   CHECK_THROWS_AS(MakeAccuracyObjective("guess", space, {}), InputError);
+}
+
+TEST_CASE("an accuracy table holds percent in [0, 100]; replicates average") {
+  const space::Space& space = DcSpace();
+  std::mt19937_64 rng(5);
+  const space::Encoding e = space.Sample(rng);
+  const std::string path = TempPath("acc-bounds.csv");
+  // Above 100 is refused naming the line (the journal would refuse it on resume).
+  WriteFileAtomic(path, "encoding,accuracy\n" + space.ToText(e) + ",140.57\n");
+  const std::string message = InputErrorOf([&] { ReadAccuracyTable(path, space); });
+  CHECK(message.find(path + ":2: column 'accuracy': bad value '140.57'") != std::string::npos);
+  CHECK(message.find("at most 100") != std::string::npos);
+  // 100 itself and 0 are accuracies.
+  WriteFileAtomic(path, "encoding,accuracy\n" + space.ToText(e) + ",100\n");
+  CHECK(ReadAccuracyTable(path, space).values.begin()->second == 100.0);
+  // A network listed twice: its rows are replicates, averaged with equal weight.
+  WriteFileAtomic(path,
+                  "encoding,accuracy\n" + space.ToText(e) + ",70\n" + space.ToText(e) + ",72\n");
+  CHECK(ReadAccuracyTable(path, space).values.begin()->second == 71.0);
 }
 
 TEST_CASE("the optional kinds: made where this build has them, refused by name otherwise") {
