@@ -263,14 +263,16 @@ int Import(const Args& args) {
   std::string formats;
   for (const auto& f : proxy::BenchmarkFormats()) formats += "\n  " + f.name + ": " + f.description;
   po::variables_map vm;
-  if (!Parse(args, "dcnas accuracy-data import --format NAME FILE --space SPACE --out data.csv",
-             "Reads a published NAS benchmark into accuracy data of a space: one row per "
-             "published training (replicate), each canonical network once, with the benchmark's "
-             "recipe and dataset and the source (its name and the file's SHA-256). Params and "
-             "FLOPs are the space's full-size network's; the trained network's parameters are "
-             "compared with the benchmark's. Formats:" +
-                 formats,
-             options, pos, vm)) {
+  if (!Parse(
+          args, "dcnas accuracy-data import --format NAME FILE --space SPACE --out data.csv",
+          "Reads a published NAS benchmark into accuracy data of a space: one row per "
+          "published training (replicate), each canonical network once, with the benchmark's "
+          "recipe and dataset and the source (its name and the file's SHA-256). Params and "
+          "FLOPs are the space's full-size network's; the trained network's parameters are "
+          "compared with the benchmark's, and its multiply-accumulates with the benchmark's FLOPs "
+          "(a network more than 10% from the median ratio is named). Formats:" +
+              formats,
+          options, pos, vm)) {
     return 0;
   }
   if (format.empty() || file.empty() || space_file.empty() || out.empty()) {
@@ -286,6 +288,16 @@ int Import(const Args& args) {
   if (r.params_differ > 0) {
     std::cout << " (largest relative difference " << FormatFixed(100.0 * r.max_params_rel_diff, 2)
               << "% at key " << r.max_params_key << ")";
+  }
+  std::cout << "\n";
+  std::cout << "flops: the benchmark's FLOPs are " << FormatFixed(r.flops_ratio_median, 3)
+            << "x the trained networks' multiply-accumulates (median; "
+            << FormatFixed(r.flops_ratio_min, 3) << "-" << FormatFixed(r.flops_ratio_max, 3)
+            << "); " << r.flops_outliers << " of " << r.networks
+            << " networks more than 10% from the median";
+  if (r.flops_outliers > 0) {
+    std::cout << " (farthest at key " << r.flops_farthest_key
+              << ": a value the benchmark got wrong, or another network than its key names)";
   }
   std::cout << "\n";
   return 0;

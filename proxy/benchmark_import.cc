@@ -204,12 +204,17 @@ BenchmarkImport ReadNasBenchMacro(const std::string& text, const std::string& pa
   const std::string source = "nas-bench-macro:" + out.sha256;
   const space::ProxySettings trained = RecipeProxy(space, out.recipe);
   out.data.file = path;
+  std::vector<std::pair<double, std::string>> flops_ratios;  // theirs / our MACs, key
   for (const auto& [canonical, first] : networks) {
     const space::Encoding& e = encodings.at(canonical);
     const models::OpCounts full =
         models::CountGraph(space.BuildFull(e, {}, models::BuildOptions{}));
-    const int64_t proxy_params = models::CountGraph(space.BuildProxy(e, {}, trained)).params;
+    const models::OpCounts trained_counts = models::CountGraph(space.BuildProxy(e, {}, trained));
+    const int64_t proxy_params = trained_counts.params;
     const MacroEntry& m = first.second;
+    flops_ratios.emplace_back(static_cast<double>(m.flops) /
+                                  static_cast<double>(std::max<int64_t>(1, trained_counts.macs)),
+                              first.first);
     if (proxy_params != m.params) {
       out.params_differ += 1;
       const double rel =
@@ -237,6 +242,23 @@ BenchmarkImport ReadNasBenchMacro(const std::string& text, const std::string& pa
       row.blocks = blocks;
       row.source = source;
       out.data.rows.push_back(std::move(row));
+    }
+  }
+  if (!flops_ratios.empty()) {
+    std::vector<double> r;
+    for (const auto& [ratio, key] : flops_ratios) r.push_back(ratio);
+    std::sort(r.begin(), r.end());
+    out.flops_ratio_median = r[r.size() / 2];
+    out.flops_ratio_min = r.front();
+    out.flops_ratio_max = r.back();
+    double farthest = 0.0;
+    for (const auto& [ratio, key] : flops_ratios) {
+      const double off = std::abs(ratio / out.flops_ratio_median - 1.0);
+      if (off > 0.1) out.flops_outliers += 1;
+      if (off > farthest) {
+        farthest = off;
+        out.flops_farthest_key = key;
+      }
     }
   }
   return out;

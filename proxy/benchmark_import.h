@@ -27,6 +27,15 @@ struct BenchmarkImport {
   size_t params_differ = 0;
   double max_params_rel_diff = 0.0;
   std::string max_params_key;
+  // The benchmark's FLOPs against the trained network's multiply-accumulates (benchmarks count
+  // FLOPs as MACs, each by its own rules): the median ratio theirs / ours, its range, and the
+  // networks more than 10% from the median (a value the benchmark got wrong, or another network
+  // than the key names), with the farthest one's key.
+  double flops_ratio_median = 0.0;
+  double flops_ratio_min = 0.0;
+  double flops_ratio_max = 0.0;
+  size_t flops_outliers = 0;
+  std::string flops_farthest_key;
 };
 
 struct BenchmarkFormat {

@@ -140,6 +140,43 @@ TEST_CASE(
                     Contains("unknown benchmark format 'nas-bench-101' (nas-bench-macro)"));
 }
 
+TEST_CASE("NAS-Bench-Macro import: the benchmark's FLOPs against the networks' MACs") {
+  const space::Space space = space::Space::Parse(MiniSpace(64), "mini.yaml");
+  TempDir t;
+  nlohmann::json bench = MiniBenchmark(space);
+  ProxyRecipe recipe;
+  recipe.dataset = "cifar10";
+  recipe.resolution = 32;
+  recipe.width = 1.0;
+  recipe.removed_downsamples = 0;
+  // Every key's FLOPs set to its network's multiply-accumulates (as the real file's are).
+  for (auto& [key, entry] : bench.items()) {
+    const space::Encoding e = space.Canonical({key[0] - '0', key[1] - '0', key[2] - '0'});
+    entry["flops"] = models::CountGraph(space.BuildProxy(e, {}, RecipeProxy(space, recipe))).macs;
+  }
+  const std::string in = t.Path("bench.json");
+  WriteFileAtomic(in, bench.dump());
+  BenchmarkImport r = ImportBenchmark("nas-bench-macro", in, space, t.Path("a.csv"));
+  CHECK(r.flops_ratio_median == 1.0);
+  CHECK(r.flops_ratio_min == 1.0);
+  CHECK(r.flops_ratio_max == 1.0);
+  CHECK(r.flops_outliers == 0);
+  // One network's FLOPs doubled: noted with its key, the import goes on.
+  const int64_t f = bench["011"]["flops"].get<int64_t>();
+  for (auto& [key, entry] : bench.items()) {
+    const space::Encoding e = space.Canonical({key[0] - '0', key[1] - '0', key[2] - '0'});
+    if (space.ToText(e) == space.ToText(space.Canonical({0, 1, 1}))) entry["flops"] = 2 * f;
+  }
+  WriteFileAtomic(in, bench.dump());
+  r = ImportBenchmark("nas-bench-macro", in, space, t.Path("b.csv"));
+  CHECK(r.flops_ratio_median == 1.0);
+  CHECK(r.flops_ratio_max == 2.0);
+  CHECK(r.flops_outliers == 1);
+  CHECK(space.ToText(space.Canonical(space.FromText(
+            std::string() + r.flops_farthest_key[0] + "_" + r.flops_farthest_key[1] + "_" +
+            r.flops_farthest_key[2]))) == space.ToText(space.Canonical({0, 1, 1})));
+}
+
 TEST_CASE("NAS-Bench-Macro import refuses bad input naming the file, key and value") {
   const space::Space space = space::Space::Parse(MiniSpace(64), "mini.yaml");
   TempDir t;
