@@ -6,7 +6,9 @@
 # cheapest first. NAS-Bench-Macro's labels are 50-epoch CIFAR-10 trainings of the same networks,
 # so each recipe is judged against the long training on the same data. Every recipe appends to
 # its own CSV in data/accuracy/cifar10-validity/ with per-epoch validation curves; rerun to resume
-# (a kill loses only the trainings in flight). `dcnas accuracy-data validity` gives the table.
+# (a kill loses only the trainings in flight; the sample is in a shuffled order, so a file cut
+# short after any number of networks still spans the accuracy range). Ends with the table and the
+# validity-cost curve (validity.txt, .csv, .json, .svg).
 #
 # Usage: scripts/cifar10-validity.sh CIFAR10_JPEG_DIR   (JOBS, COUNT, DCNAS from the environment)
 set -euo pipefail
@@ -48,6 +50,16 @@ run r16-w0.25-n5000-e2 --proxy-resolution 16 --proxy-width 0.25 --removed-downsa
 # 32 px (CIFAR's own), width 0.25, 10,000 images, 2 epochs.
 run r32-w0.25-n10000-e2 --proxy-resolution 32 --proxy-width 0.25 --removed-downsamples 0 \
   --train-images 10000 --epochs 2
-# 32 px, width 0.5, 10,000 images, 4 epochs (the curve gives epochs 1-3 as well).
-run r32-w0.5-n10000-e4 --proxy-resolution 32 --proxy-width 0.5 --removed-downsamples 0 \
-  --train-images 10000 --epochs 4
+# The same 5,000 images for 8 epochs (the per-epoch curve gives epochs 1-7 under that schedule).
+run r16-w0.25-n5000-e8 --proxy-resolution 16 --proxy-width 0.25 --removed-downsamples 0 \
+  --train-images 5000 --epochs 8
+# All 45,000 training images once (on Fashion-MNIST the data set's size mattered most).
+run r16-w0.25-n45000-e1 --proxy-resolution 16 --proxy-width 0.25 --removed-downsamples 0 \
+  --train-images 45000 --epochs 1
+run r32-w0.25-n45000-e1 --proxy-resolution 32 --proxy-width 0.25 --removed-downsamples 0 \
+  --train-images 45000 --epochs 1
+# The table and the validity-cost curve.
+"$dcnas" accuracy-data validity --reference "$reference" --space "$space" "$out"/r*.csv \
+  --zero-cost data/accuracy/zero-cost/nas-bench-macro-r16-w0.25-rd1.csv \
+  --csv "$out/validity.csv" --json "$out/validity.json" --svg "$out/validity.svg" \
+  | tee "$out/validity.txt"
