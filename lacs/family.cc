@@ -576,7 +576,7 @@ AccuracyColumns AccuracyColumnsOf(const Family& f) {
   if (Predicted(f)) return {"predicted ImageNet top-1 %", "(same)", ""};
   const std::string recipe =
       f.accuracy.is_object() ? f.accuracy.value("recipe", std::string()) : std::string();
-  if (recipe.find("_zc-") != std::string::npos) {
+  if (!recipe.empty() && proxy::ProxyRecipe{}.WithKey(recipe).zero_cost()) {
     return {"label %", "(same)",
             "accuracy: zero-cost label of recipe " + recipe +
                 " (the untrained proxy network's score mapped to percent; no training)\n"};

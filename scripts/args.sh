@@ -27,3 +27,14 @@ require_binary() {
     exit 2
   fi
 }
+
+# nas_bench_macro_labels DCNAS OUT: NAS-Bench-Macro's CIFAR-10 labels as accuracy data of the
+# shipped nas-bench-macro space, imported into OUT (its folder made) unless OUT is there already.
+nas_bench_macro_labels() {
+  local dcnas="$1" out="$2"
+  [ -f "$out" ] && return 0
+  mkdir -p "$(dirname "$out")"
+  "$dcnas" accuracy-data import --format nas-bench-macro \
+    data/benchmarks/nas-bench-macro/nas-bench-macro_cifar10.json \
+    --space data/search_spaces/nas-bench-macro.yaml --out "$out"
+}

@@ -33,11 +33,7 @@ mkdir -p "$out" "$work/cache"
 # The decoded images (a 0.7 GB tensor file) stay in the work directory, not beside the results.
 export DCNAS_CACHE_DIR="$work/cache"
 reference="$work/nas-bench-macro.csv"
-if [ ! -f "$reference" ]; then
-  "$dcnas" accuracy-data import --format nas-bench-macro \
-    data/benchmarks/nas-bench-macro/nas-bench-macro_cifar10.json --space "$space" \
-    --out "$reference"
-fi
+nas_bench_macro_labels "$dcnas" "$reference"
 run() {  # name, options...
   local name=$1; shift
   "$dcnas" accuracy-data generate --space "$space" --stratify-by "$reference" --count "$count" \

@@ -16,11 +16,7 @@ seeds="${SEEDS:-10}"
 work=build/feature-ablation
 mkdir -p "$work"
 bench="$work/nas-bench-macro.csv"
-if [ ! -f "$bench" ]; then
-  "$dcnas" accuracy-data import --format nas-bench-macro \
-    data/benchmarks/nas-bench-macro/nas-bench-macro_cifar10.json \
-    --space data/search_spaces/nas-bench-macro.yaml --out "$bench"
-fi
+nas_bench_macro_labels "$dcnas" "$bench"
 sets=(onehot counts graph onehot,counts counts,graph onehot,counts,graph)
 curve() {  # name, space, sizes, zero-cost table, data...
   local name=$1 space=$2 sizes=$3 zc=$4; shift 4

@@ -18,11 +18,7 @@ jobs="${JOBS:-2}"
 count="${COUNT:-150}"
 mkdir -p "$out" "$work"
 reference="$work/nas-bench-macro.csv"
-if [ ! -f "$reference" ]; then
-  "$dcnas" accuracy-data import --format nas-bench-macro \
-    data/benchmarks/nas-bench-macro/nas-bench-macro_cifar10.json --space "$space" \
-    --out "$reference"
-fi
+nas_bench_macro_labels "$dcnas" "$reference"
 run() {  # name, options... (--resume: a file that is not there yet is started)
   local name=$1; shift
   "$dcnas" accuracy-data generate --space "$space" --stratify-by "$reference" --count "$count" \

@@ -19,12 +19,7 @@ dcnas="${DCNAS:-build/cli/dcnas}"
 jobs="${JOBS:-2}"
 count="${COUNT:-1000}"
 bench=build/feature-ablation/nas-bench-macro.csv
-if [ ! -f "$bench" ]; then
-  mkdir -p build/feature-ablation
-  "$dcnas" accuracy-data import --format nas-bench-macro \
-    data/benchmarks/nas-bench-macro/nas-bench-macro_cifar10.json \
-    --space data/search_spaces/nas-bench-macro.yaml --out "$bench"
-fi
+nas_bench_macro_labels "$dcnas" "$bench"
 calibration=data/accuracy/zero-cost/naswot-calibration.json
 "$dcnas" accuracy-data calibrate-score --reference "$bench" \
   --space data/search_spaces/nas-bench-macro.yaml \

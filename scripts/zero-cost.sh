@@ -14,11 +14,7 @@ out=data/accuracy/zero-cost
 work=build/feature-ablation
 mkdir -p "$out" "$work"
 bench="$work/nas-bench-macro.csv"
-if [ ! -f "$bench" ]; then
-  "$dcnas" accuracy-data import --format nas-bench-macro \
-    data/benchmarks/nas-bench-macro/nas-bench-macro_cifar10.json \
-    --space data/search_spaces/nas-bench-macro.yaml --out "$bench"
-fi
+nas_bench_macro_labels "$dcnas" "$bench"
 score() {  # space, out, data
   local space=$1 file=$2 data=$3
   local resume=()

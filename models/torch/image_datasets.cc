@@ -29,6 +29,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A dataset's splits in the order of the tensor file and the content hash: train, val (an image
+// folder's, where it has one), test.
+std::vector<const ImageSet*> Splits(const LoadedDataset& d) {
+  if (d.val) return {&d.train, &*d.val, &d.test};
+  return {&d.train, &d.test};
+}
+
 constexpr int kCifarSide = 32;
 constexpr int64_t kCifarImageBytes = 3 * kCifarSide * kCifarSide;
 constexpr int kCifar10Classes = 10;
@@ -378,9 +385,7 @@ void WriteCache(const std::string& path, const LoadedDataset& d, const std::stri
       throw InputError(tmp + ": cannot write the image cache (" + std::strerror(errno) + ")");
     const std::string header = h.dump() + "\n";
     WriteBytes(out, header.data(), header.size());
-    std::vector<const ImageSet*> sets = {&d.train, &d.test};
-    if (d.val) sets.insert(sets.begin() + 1, &*d.val);
-    for (const ImageSet* s : sets) {
+    for (const ImageSet* s : Splits(d)) {
       WriteBytes(out, s->pixels.data(), s->pixels.size());
       WriteBytes(out, s->labels.data(), s->labels.size() * sizeof(uint16_t));
     }
@@ -442,8 +447,7 @@ std::optional<LoadedDataset> ReadCache(const std::string& path, const std::strin
       why = "damaged (its size does not match its header)";
       return std::nullopt;
     }
-    if ((d.val ? ContentHash({&d.train, &*d.val, &d.test}) : ContentHash({&d.train, &d.test})) !=
-        d.content_hash) {
+    if (ContentHash(Splits(d)) != d.content_hash) {
       why = "damaged (its content hash does not match)";
       return std::nullopt;
     }
@@ -536,8 +540,7 @@ LoadedDataset LoadImageFolder(const std::string& dir, const DatasetLoadOptions& 
     d.train = DecodeSplit(train, size, threads, dir + "/train", o.progress);
     if (has_val) d.val = DecodeSplit(val, size, threads, dir + "/val", o.progress);
     d.test = has_test ? DecodeSplit(test, size, threads, dir + "/test", o.progress) : *d.val;
-    d.content_hash =
-        has_val ? ContentHash({&d.train, &*d.val, &d.test}) : ContentHash({&d.train, &d.test});
+    d.content_hash = ContentHash(Splits(d));
     WriteCache(d.cache_file, d, key, size);
   }
   d.train.norm = ComputePixelNorm(d.train);
